@@ -1,0 +1,126 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * The bus-agnostic Neuron device layer: what a bus (the PCI glue in
+ * neuron_core, or neuron_sim) gives the core to add a device, and the
+ * register accessors every BAR access goes through.
+ *
+ * A bus describes its device with struct neuron_bus_desc and calls
+ * neuron_device_create().  The core binds the DHAL registered for the PCI
+ * device id (loading it on demand, waiting for it if needed), asks the bus
+ * to map the BARs the DHAL names, reads the routing id, resets the device
+ * and only then publishes /dev/neuronN.  All of it happens asynchronously;
+ * neuron_device_destroy() stops it wherever it is and tears down in
+ * mirror order.  The core never asks which bus it has.
+ */
+#ifndef _NEURON_DEVICE_H
+#define _NEURON_DEVICE_H
+
+#include <linux/io.h>
+#include <linux/types.h>
+
+struct device;
+struct neuron_device;
+
+/* Number of BAR slots a device can have (PCI standard BARs). */
+#define NEURON_NUM_BARS		6
+
+/**
+ * enum neuron_device_state - where a device is in its lifecycle
+ * @NEURON_STATE_NEW: created, bring-up not started
+ * @NEURON_STATE_WAIT_DHAL: waiting for the DHAL module of its PCI id
+ * @NEURON_STATE_INIT: BARs mapped, reading the routing id
+ * @NEURON_STATE_RESETTING: a device reset is in progress
+ * @NEURON_STATE_READY: usable
+ * @NEURON_STATE_FAILED: bring-up or the last reset failed; see the log
+ * @NEURON_STATE_GONE: being removed; every file operation fails with -ENODEV
+ */
+enum neuron_device_state {
+	NEURON_STATE_NEW,
+	NEURON_STATE_WAIT_DHAL,
+	NEURON_STATE_INIT,
+	NEURON_STATE_RESETTING,
+	NEURON_STATE_READY,
+	NEURON_STATE_FAILED,
+	NEURON_STATE_GONE,
+};
+
+/**
+ * struct neuron_bar - one mapped BAR
+ * @iomem: kernel mapping, or NULL when the bus emulates the BAR through
+ *	   &neuron_bus_desc.reg_ops
+ * @size: size in bytes (0: not mapped)
+ * @phys: bus address of the BAR, 0 for emulated BARs
+ */
+struct neuron_bar {
+	void __iomem *iomem;
+	resource_size_t size;
+	phys_addr_t phys;
+};
+
+/**
+ * struct neuron_reg_ops - register access for buses that emulate registers
+ * @read32: read the 32-bit register at byte offset @off of BAR @bar
+ * @write32: write it
+ *
+ * Offsets passed here are always inside the BAR's size and 4-byte aligned:
+ * the core checks them first.
+ */
+struct neuron_reg_ops {
+	u32 (*read32)(void *ctx, unsigned int bar, u64 off);
+	void (*write32)(void *ctx, unsigned int bar, u64 off, u32 val);
+};
+
+/**
+ * struct neuron_pci_identity - what the device says it is
+ * @vendor: PCI vendor id (0x1d0f)
+ * @device: PCI device id; selects the DHAL
+ * @revision: PCI revision id
+ * @domain: PCI domain of the device's address
+ * @bus: PCI bus number
+ * @devfn: PCI device and function (PCI_DEVFN)
+ */
+struct neuron_pci_identity {
+	u16 vendor;
+	u16 device;
+	u8 revision;
+	u32 domain;
+	u8 bus;
+	u8 devfn;
+};
+
+/**
+ * struct neuron_bus_desc - a bus's description of one device
+ * @parent: the bus device (a PCI function or a simulated device); the core
+ *	    holds a reference to it while the Neuron device exists
+ * @id: identity
+ * @map_bar: map BAR @bar (write-combined if @wc and the bus can) into @out;
+ *	     return 0 or a negative errno
+ * @unmap_bar: undo @map_bar for BAR @bar, mapped as @mapping
+ * @reg_ops: register emulation, or NULL for readl()/writel() on the mapping
+ * @ctx: passed back to every callback
+ * @simulated: the device is simulated (reported to user space only)
+ *
+ * The callbacks are called from the core's bring-up worker and from
+ * neuron_device_destroy(), never concurrently for one device.
+ */
+struct neuron_bus_desc {
+	struct device *parent;
+	struct neuron_pci_identity id;
+	int (*map_bar)(void *ctx, unsigned int bar, bool wc, struct neuron_bar *out);
+	void (*unmap_bar)(void *ctx, unsigned int bar, struct neuron_bar *mapping);
+	const struct neuron_reg_ops *reg_ops;
+	void *ctx;
+	bool simulated;
+};
+
+struct neuron_device *neuron_device_create(const struct neuron_bus_desc *desc);
+void neuron_device_destroy(struct neuron_device *nd);
+enum neuron_device_state neuron_device_state(struct neuron_device *nd);
+const char *neuron_device_state_name(enum neuron_device_state state);
+int neuron_device_index(struct neuron_device *nd);
+int neuron_device_request_reset(struct neuron_device *nd);
+
+u32 neuron_reg_read32(struct neuron_device *nd, unsigned int bar, u64 off);
+void neuron_reg_write32(struct neuron_device *nd, unsigned int bar, u64 off, u32 val);
+
+#endif /* _NEURON_DEVICE_H */

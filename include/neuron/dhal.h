@@ -1,0 +1,155 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * Device hardware abstraction layer (DHAL): what a per-generation module
+ * (neuron_dhal_v2, _v3, _v4) registers with neuron_core.
+ *
+ * A DHAL is a const descriptor made mostly of data: identity strings per
+ * PCI device id, the address-map facts bring-up needs, counts and memory
+ * layout, and firmware timing.  The core implements the logic once
+ * (routing-id read, reset handshake) from that data; a DHAL supplies an op
+ * only where a generation really behaves differently.  A later generation
+ * reuses an earlier one by pointing at its exported sub-tables and
+ * overriding the ones that differ.
+ *
+ * Each bound device holds its own instance (&struct neuron_dhal_instance)
+ * and a reference on the DHAL module, so devices of different generations
+ * coexist and a DHAL cannot be unloaded under a device that uses it.
+ */
+#ifndef _NEURON_DHAL_H
+#define _NEURON_DHAL_H
+
+#include <linux/device/driver.h>
+#include <linux/module.h>
+#include <linux/types.h>
+
+struct module;
+struct neuron_device;
+
+/* Most HBM regions any generation has. */
+#define NEURON_MAX_HBM		4
+
+/**
+ * struct neuron_dhal_arch - identity of one PCI device id
+ * @pci_device: PCI device id (vendor is always 0x1d0f)
+ * @arch_type: sysfs info/architecture/arch_type of the device ("NDv2")
+ * @nc_arch_type: arch_type of each NeuronCore ("NCv2")
+ * @instance_type: sysfs info/architecture/instance_type ("Trn1")
+ * @device_name: sysfs info/architecture/device_name ("Trainium1")
+ */
+struct neuron_dhal_arch {
+	u16 pci_device;
+	const char *arch_type;
+	const char *nc_arch_type;
+	const char *instance_type;
+	const char *device_name;
+};
+
+/**
+ * struct neuron_dhal_layout - address map and geometry
+ * @apb_bar: BAR index of the register space
+ * @dram_bar: BAR index of the device-memory window
+ * @misc_ram_offset: offset of the firmware MiscRAM block in @apb_bar
+ * @pci_host_base: bit the device needs in host addresses it is given
+ * @nc_count: NeuronCores per device
+ * @nc_map: bitmap of NeuronCores present
+ * @dice: dies per device
+ * @ts_count: TOP_SP (sequencer) blocks per device
+ * @dma_engines: DMA engines per device (including host-to-device engines)
+ * @dma_queues: queues per DMA engine
+ */
+struct neuron_dhal_layout {
+	u8 apb_bar;
+	u8 dram_bar;
+	u64 misc_ram_offset;
+	u64 pci_host_base;
+	u32 nc_count;
+	u32 nc_map;
+	u32 dice;
+	u32 ts_count;
+	u32 dma_engines;
+	u32 dma_queues;
+};
+
+/**
+ * struct neuron_dhal_mem - device memory (HBM) layout
+ * @hbm_count: HBM regions
+ * @hbm_base: device address of each region (@hbm_count entries)
+ * @hbm_size: usable size of each region
+ * @carveout: bytes reserved for firmware at the start of each region
+ */
+struct neuron_dhal_mem {
+	u32 hbm_count;
+	const u64 *hbm_base;
+	u64 hbm_size[NEURON_MAX_HBM];
+	u64 carveout;
+};
+
+/**
+ * struct neuron_dhal_fw - firmware interface facts and timing
+ * @reset_poll_ms: period of the reset-acknowledge poll
+ * @reset_timeout_ms: how long a device reset may take before it fails
+ * @reset_resend_ms: period after which an unacknowledged reset is re-sent
+ * @rt_compat_min: oldest runtime compatibility version supported
+ * @rt_compat_max: newest runtime compatibility version supported
+ */
+struct neuron_dhal_fw {
+	u32 reset_poll_ms;
+	u32 reset_timeout_ms;
+	u32 reset_resend_ms;
+	u32 rt_compat_min;
+	u32 rt_compat_max;
+};
+
+/**
+ * struct neuron_dhal - a DHAL module's descriptor
+ * @owner: the module (THIS_MODULE)
+ * @name: module name, shown in sysfs (info/dhal)
+ * @generation: 2, 3 or 4
+ * @archs: one entry per PCI device id this DHAL drives
+ * @n_archs: entries in @archs
+ * @layout: address map and geometry
+ * @mem: device memory layout
+ * @fw: firmware facts
+ */
+struct neuron_dhal {
+	struct module *owner;
+	const char *name;
+	unsigned int generation;
+	const struct neuron_dhal_arch *archs;
+	unsigned int n_archs;
+	const struct neuron_dhal_layout *layout;
+	const struct neuron_dhal_mem *mem;
+	const struct neuron_dhal_fw *fw;
+};
+
+/**
+ * struct neuron_dhal_instance - a device's binding to its DHAL
+ * @dhal: the descriptor
+ * @arch: the entry of @dhal matching the device's PCI id
+ */
+struct neuron_dhal_instance {
+	const struct neuron_dhal *dhal;
+	const struct neuron_dhal_arch *arch;
+};
+
+int neuron_dhal_register(const struct neuron_dhal *dhal);
+void neuron_dhal_unregister(const struct neuron_dhal *dhal);
+
+/*
+ * Alias every DHAL module carries for each PCI device id it drives, so the
+ * core can load it with request_module() when such a device appears.
+ */
+#define NEURON_DHAL_ALIAS_FMT	"neuron-dhal-1d0f-%04x"
+#define NEURON_DHAL_ALIAS(id)	MODULE_ALIAS("neuron-dhal-1d0f-" #id)
+
+/**
+ * module_neuron_dhal() - a DHAL module's init and exit
+ * @desc: the module's &struct neuron_dhal
+ *
+ * Registers @desc at load and unregisters it at unload; a DHAL module needs
+ * nothing else.
+ */
+#define module_neuron_dhal(desc) \
+	module_driver(desc, neuron_dhal_register, neuron_dhal_unregister)
+
+#endif /* _NEURON_DHAL_H */

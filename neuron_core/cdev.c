@@ -1,0 +1,170 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * /dev/neuronN file operations: the two lanes of open, and process attach.
+ *
+ * An O_WRONLY open is the free-access lane: it never waits and attaches
+ * nothing.  Any other open waits (interruptibly) until the device is out of
+ * reset, then attaches the calling process.  Attachment is counted per open
+ * file, and released when that file's last reference goes (release), so a
+ * dup()ed, inherited or passed descriptor keeps the process attached until
+ * every copy is closed; the process's teardown runs when its last attached
+ * file is released.
+ */
+
+#include <linux/fs.h>
+#include <linux/pid.h>
+#include <linux/sched.h>
+#include <linux/slab.h>
+
+#include "core.h"
+
+int neuron_attached_count(struct neuron_device *nd)
+{
+	int i, n = 0;
+
+	mutex_lock(&nd->lock);
+	for (i = 0; i < NEURON_MAX_ATTACH; i++)
+		if (nd->attach[i].tgid)
+			n++;
+	mutex_unlock(&nd->lock);
+	return n;
+}
+
+/* Attach @tgid to @nd; called with nd->lock held. */
+static int neuron_attach_locked(struct neuron_device *nd, struct pid *tgid)
+{
+	struct neuron_attach *free = NULL;
+	int i;
+
+	for (i = 0; i < NEURON_MAX_ATTACH; i++) {
+		if (nd->attach[i].tgid == tgid) {
+			nd->attach[i].files++;
+			return 0;
+		}
+		if (!nd->attach[i].tgid && !free)
+			free = &nd->attach[i];
+	}
+	if (!free)
+		return -EBUSY;
+	free->tgid = get_pid(tgid);
+	free->files = 1;
+	return 0;
+}
+
+/* Drop one attached file of @tgid; the process detaches with its last one. */
+static void neuron_detach(struct neuron_device *nd, struct pid *tgid)
+{
+	struct pid *put = NULL;
+	int i;
+
+	mutex_lock(&nd->lock);
+	for (i = 0; i < NEURON_MAX_ATTACH; i++) {
+		if (nd->attach[i].tgid != tgid)
+			continue;
+		if (--nd->attach[i].files == 0) {
+			/* Per-process resources are released here once they exist. */
+			put = nd->attach[i].tgid;
+			nd->attach[i].tgid = NULL;
+		}
+		break;
+	}
+	mutex_unlock(&nd->lock);
+	put_pid(put);
+}
+
+static bool neuron_open_may_proceed(struct neuron_device *nd)
+{
+	enum neuron_device_state s = READ_ONCE(nd->state);
+
+	return s == NEURON_STATE_READY || s == NEURON_STATE_FAILED ||
+	       s == NEURON_STATE_GONE;
+}
+
+static int neuron_open(struct inode *inode, struct file *file)
+{
+	struct neuron_device *nd = container_of(inode->i_cdev, struct neuron_device, cdev);
+	struct neuron_file *nf;
+	int ret;
+
+	nf = kzalloc(sizeof(*nf), GFP_KERNEL);
+	if (!nf)
+		return -ENOMEM;
+	nf->nd = nd;
+
+	if ((file->f_flags & O_ACCMODE) == O_WRONLY) {
+		if (READ_ONCE(nd->state) == NEURON_STATE_GONE) {
+			ret = -ENODEV;
+			goto err_free;
+		}
+		file->private_data = nf;
+		return 0;
+	}
+
+	do {
+		ret = wait_event_interruptible(nd->state_wq, neuron_open_may_proceed(nd));
+		if (ret)
+			goto err_free;
+
+		mutex_lock(&nd->lock);
+		switch (nd->state) {
+		case NEURON_STATE_READY:
+			ret = neuron_attach_locked(nd, task_tgid(current));
+			break;
+		case NEURON_STATE_FAILED:
+			ret = -EIO;
+			break;
+		case NEURON_STATE_GONE:
+			ret = -ENODEV;
+			break;
+		default:
+			/* A reset started after the wake-up: wait again. */
+			ret = -EAGAIN;
+			break;
+		}
+		mutex_unlock(&nd->lock);
+	} while (ret == -EAGAIN);
+	if (ret)
+		goto err_free;
+
+	nf->tgid = get_pid(task_tgid(current));
+	file->private_data = nf;
+	return 0;
+
+err_free:
+	kfree(nf);
+	return ret;
+}
+
+static int neuron_release(struct inode *inode, struct file *file)
+{
+	struct neuron_file *nf = file->private_data;
+
+	if (nf->tgid) {
+		neuron_detach(nf->nd, nf->tgid);
+		put_pid(nf->tgid);
+	}
+	kfree(nf);
+	return 0;
+}
+
+/*
+ * No command is implemented yet: every number is unknown (-ENOTTY), and
+ * every call on a removed device fails with -ENODEV.
+ */
+static long neuron_ioctl(struct file *file, unsigned int cmd, unsigned long arg)
+{
+	struct neuron_file *nf = file->private_data;
+
+	if (READ_ONCE(nf->nd->state) == NEURON_STATE_GONE)
+		return -ENODEV;
+	return -ENOTTY;
+}
+
+const struct file_operations neuron_fops = {
+	.owner = THIS_MODULE,
+	.open = neuron_open,
+	.release = neuron_release,
+	.unlocked_ioctl = neuron_ioctl,
+	.compat_ioctl = compat_ptr_ioctl,
+	.llseek = noop_llseek,
+};

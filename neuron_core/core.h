@@ -1,0 +1,149 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * neuron_core private declarations shared between its files and its KUnit
+ * tests.  Not an inter-module API: that lives in include/neuron/.
+ *
+ * Lock order (outer first):
+ *   neuron_devices_lock -> neuron_device.lock
+ *   neuron_device.usage (read, by file operations) -> neuron_device.lock
+ *   neuron_dhal_lock -> neuron_device.lock
+ *   neuron_registry_lock is a leaf.
+ */
+#ifndef _NEURON_CORE_PRIV_H
+#define _NEURON_CORE_PRIV_H
+
+#include <linux/cdev.h>
+#include <linux/device.h>
+#include <linux/device/class.h>
+#include <linux/list.h>
+#include <linux/mutex.h>
+#include <linux/pid.h>
+#include <linux/rwsem.h>
+#include <linux/types.h>
+#include <linux/wait.h>
+#include <linux/workqueue.h>
+
+#include <neuron/device.h>
+#include <neuron/dhal.h>
+
+/* Minors of /dev/neuronN: one per possible routing id. */
+#define NEURON_MAX_DEVICES	64
+
+/* Processes that may attach to one device at once. */
+#define NEURON_MAX_ATTACH	16
+
+/* Name of the char-device region, as /proc/devices shows it. */
+#define NEURON_CHRDEV_NAME	"neuron"
+
+/* Name of the device class, as /sys/class shows it. */
+#define NEURON_CLASS_NAME	"neuron_device"
+
+/**
+ * struct neuron_attach - one process attached to a device
+ * @tgid: the process (thread-group leader pid); NULL for a free slot
+ * @files: attached open files of that process
+ */
+struct neuron_attach {
+	struct pid *tgid;
+	unsigned int files;
+};
+
+/**
+ * struct neuron_device - one Neuron device, PCI or simulated
+ * @dev: the /dev/neuronN class device; its reference count is the lifetime
+ *	 of this structure (open files hold it through @cdev)
+ * @cdev: the character device
+ * @bus: the bus's description, copied at creation
+ * @dhal: binding to the DHAL; @dhal.dhal is NULL until bound
+ * @bars: mapped BARs
+ * @index: routing id = minor = N of /dev/neuronN, -1 until registered
+ * @serial: serial number from firmware
+ * @fw_api: firmware API version
+ * @node: entry in the list of all devices (neuron_devices_lock)
+ * @work: bring-up and reset worker
+ * @state_wq: woken on every state change and when @stopping is set
+ * @usage: file operations that touch the device hold it for read; removal
+ *	   takes it for write to wait them out
+ * @lock: protects @state, @stopping, @published, @mapped, @module_requested
+ *	  and @attach
+ * @state: lifecycle state; changed under @lock, read with READ_ONCE() by waiters
+ * @stopping: removal has started: the worker stops at its next step
+ * @published: @dev and @cdev are registered (the node exists)
+ * @mapped: BARs are mapped
+ * @module_requested: the DHAL module was asked for once
+ * @attach: processes attached to the device
+ * @info_kobj: sysfs "info" directory
+ * @arch_kobj: sysfs "info/architecture" directory
+ */
+struct neuron_device {
+	struct device dev;
+	struct cdev cdev;
+	struct neuron_bus_desc bus;
+	struct neuron_dhal_instance dhal;
+	struct neuron_bar bars[NEURON_NUM_BARS];
+	int index;
+	u64 serial;
+	u32 fw_api;
+	struct list_head node;
+	struct work_struct work;
+	wait_queue_head_t state_wq;
+	/* Excludes removal from file operations that touch the device. */
+	struct rw_semaphore usage;
+	/* Protects state, stopping, published, mapped, module_requested, attach. */
+	struct mutex lock;
+	enum neuron_device_state state;
+	bool stopping;
+	bool published;
+	bool mapped;
+	bool module_requested;
+	struct neuron_attach attach[NEURON_MAX_ATTACH];
+	struct kobject *info_kobj;
+	struct kobject *arch_kobj;
+};
+
+/**
+ * struct neuron_file - per open file of /dev/neuronN
+ * @nd: the device (pinned by the open file)
+ * @tgid: the attached process, NULL for a free-access (O_WRONLY) file
+ */
+struct neuron_file {
+	struct neuron_device *nd;
+	struct pid *tgid;
+};
+
+/* main.c */
+dev_t neuron_core_devt(void);
+struct class *neuron_core_class(void);
+extern bool neuron_wc_enable;
+extern unsigned int neuron_rid_timeout_ms;
+extern unsigned int neuron_reset_timeout_ms;
+
+/* device.c */
+int neuron_device_layer_init(void);
+void neuron_device_layer_exit(void);
+void neuron_devices_kick_unbound(void);
+void neuron_device_set_state(struct neuron_device *nd, enum neuron_device_state state);
+int neuron_device_sleep(struct neuron_device *nd, unsigned int ms);
+
+/* dhal.c */
+int neuron_dhal_bind(struct neuron_device *nd);
+void neuron_dhal_unbind(struct neuron_device *nd);
+
+/* fw.c */
+int neuron_fw_read_identity(struct neuron_device *nd, u32 *rid);
+int neuron_fw_reset(struct neuron_device *nd);
+
+/* cdev.c */
+extern const struct file_operations neuron_fops;
+int neuron_attached_count(struct neuron_device *nd);
+
+/* sysfs.c */
+extern const struct attribute_group *neuron_dev_groups[];
+int neuron_sysfs_add(struct neuron_device *nd);
+void neuron_sysfs_remove(struct neuron_device *nd);
+
+/* pci.c */
+int neuron_pci_init(void);
+void neuron_pci_exit(void);
+
+#endif /* _NEURON_CORE_PRIV_H */

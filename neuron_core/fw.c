@@ -1,0 +1,119 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * The firmware interface bring-up needs, through the MiscRAM block whose
+ * place the DHAL gives: identity (routing id, serial number, API version)
+ * and the device-reset handshake.  The register offsets inside MiscRAM are
+ * the same on every generation.
+ */
+
+#include <linux/bits.h>
+#include <linux/jiffies.h>
+
+#include "core.h"
+
+#define MISC_FW_API_VERSION	0x000
+#define MISC_ROUTING_ID		0x024
+#define MISC_SERIAL_LO		0x038
+#define MISC_SERIAL_HI		0x03c
+#define MISC_RESET_TYPE		0x1ec
+#define MISC_DOORBELL		0x800
+#define MISC_FW_STATUS		0x808
+
+#define RESET_TYPE_DEVICE	1
+#define FW_STATUS_RESET_BUSY	BIT(3)
+/* What MiscRAM reads while firmware has not filled it in yet. */
+#define MISC_NOT_READY		0xdeadbeef
+#define RID_POLL_MS		100
+/* Polls of the firmware status after the reset was accepted: 0+100+...+400 ms. */
+#define RESET_STATUS_TRIES	5
+
+static u32 misc_read(struct neuron_device *nd, u32 reg)
+{
+	const struct neuron_dhal_layout *l = nd->dhal.dhal->layout;
+
+	return neuron_reg_read32(nd, l->apb_bar, l->misc_ram_offset + reg);
+}
+
+static void misc_write(struct neuron_device *nd, u32 reg, u32 val)
+{
+	const struct neuron_dhal_layout *l = nd->dhal.dhal->layout;
+
+	neuron_reg_write32(nd, l->apb_bar, l->misc_ram_offset + reg, val);
+}
+
+/*
+ * Read the routing id, retrying while firmware reports "not ready", for at
+ * most neuron_rid_timeout_ms; also reads the serial number and API version.
+ */
+int neuron_fw_read_identity(struct neuron_device *nd, u32 *rid)
+{
+	unsigned long deadline = jiffies + msecs_to_jiffies(neuron_rid_timeout_ms);
+	u32 v;
+	int ret;
+
+	for (;;) {
+		v = misc_read(nd, MISC_ROUTING_ID);
+		if (v != MISC_NOT_READY)
+			break;
+		if (time_after(jiffies, deadline)) {
+			dev_err(nd->bus.parent, "routing id not ready after %u ms\n",
+				neuron_rid_timeout_ms);
+			return -ETIMEDOUT;
+		}
+		ret = neuron_device_sleep(nd, RID_POLL_MS);
+		if (ret)
+			return ret;
+	}
+	*rid = v;
+	nd->serial = (u64)misc_read(nd, MISC_SERIAL_HI) << 32 |
+		     misc_read(nd, MISC_SERIAL_LO);
+	nd->fw_api = misc_read(nd, MISC_FW_API_VERSION);
+	return 0;
+}
+
+static void neuron_fw_send_reset(struct neuron_device *nd)
+{
+	misc_write(nd, MISC_RESET_TYPE, RESET_TYPE_DEVICE);
+	misc_write(nd, MISC_DOORBELL, 1);
+}
+
+/*
+ * Reset the whole device: ask firmware, wait until it accepts the request
+ * (re-sending it periodically), then until it reports the reset finished.
+ * Bounded by the DHAL's timeout, or neuron_reset_timeout_ms when set.
+ */
+int neuron_fw_reset(struct neuron_device *nd)
+{
+	const struct neuron_dhal_fw *fw = nd->dhal.dhal->fw;
+	unsigned int timeout = neuron_reset_timeout_ms ?: fw->reset_timeout_ms;
+	unsigned long start = jiffies, sent;
+	unsigned int i;
+	int ret;
+
+	neuron_fw_send_reset(nd);
+	sent = start;
+	while (misc_read(nd, MISC_RESET_TYPE) != 0) {
+		if (time_after(jiffies, start + msecs_to_jiffies(timeout))) {
+			dev_err(nd->bus.parent, "firmware did not accept the reset in %u ms\n",
+				timeout);
+			return -ETIMEDOUT;
+		}
+		ret = neuron_device_sleep(nd, fw->reset_poll_ms);
+		if (ret)
+			return ret;
+		if (fw->reset_resend_ms &&
+		    time_after(jiffies, sent + msecs_to_jiffies(fw->reset_resend_ms))) {
+			neuron_fw_send_reset(nd);
+			sent = jiffies;
+		}
+	}
+	for (i = 0; i < RESET_STATUS_TRIES; i++) {
+		if (!(misc_read(nd, MISC_FW_STATUS) & FW_STATUS_RESET_BUSY))
+			return 0;
+		ret = neuron_device_sleep(nd, i * 100);
+		if (ret)
+			return ret;
+	}
+	dev_err(nd->bus.parent, "firmware still busy after the reset\n");
+	return -EIO;
+}

@@ -1,0 +1,120 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * neuron_core: module entry points.
+ *
+ * At load the core reserves the char-device region for /dev/neuronN (one
+ * minor per routing id), registers the neuron_device class, starts the
+ * device layer and registers the PCI driver.  Devices (PCI or simulated)
+ * are added through the device layer; until one is, no node exists.
+ */
+
+#define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
+
+#include <linux/fs.h>
+#include <linux/kdev_t.h>
+#include <linux/module.h>
+#include <kunit/visibility.h>
+
+#include <neuron/compat.h>
+#include <neuron/version.h>
+
+#include "core.h"
+
+bool neuron_wc_enable = true;
+module_param_named(wc_enable, neuron_wc_enable, bool, 0444);
+MODULE_PARM_DESC(wc_enable, "Map the device-memory BAR write-combined (default: Y)");
+
+unsigned int neuron_rid_timeout_ms = 20000;
+module_param_named(rid_timeout_ms, neuron_rid_timeout_ms, uint, 0644);
+MODULE_PARM_DESC(rid_timeout_ms,
+		 "How long to wait for firmware to report the routing id (ms, default 20000)");
+
+unsigned int neuron_reset_timeout_ms;
+module_param_named(reset_timeout_ms, neuron_reset_timeout_ms, uint, 0644);
+MODULE_PARM_DESC(reset_timeout_ms,
+		 "Device reset timeout in ms; 0 (default) uses the generation's own");
+
+static dev_t neuron_devt;
+
+static struct class neuron_class = {
+	.name = NEURON_CLASS_NAME,
+};
+
+/**
+ * neuron_core_devt() - first dev_t of the /dev/neuronN region
+ *
+ * Return: the dev_t of minor 0; minor N is routing id N.
+ */
+dev_t neuron_core_devt(void)
+{
+	return neuron_devt;
+}
+EXPORT_SYMBOL_IF_KUNIT(neuron_core_devt);
+
+/**
+ * neuron_core_class() - the neuron_device class
+ *
+ * Return: the class every /dev/neuronN node belongs to.
+ */
+struct class *neuron_core_class(void)
+{
+	return &neuron_class;
+}
+EXPORT_SYMBOL_IF_KUNIT(neuron_core_class);
+
+static int __init neuron_core_init(void)
+{
+	int ret;
+
+	ret = alloc_chrdev_region(&neuron_devt, 0, NEURON_MAX_DEVICES,
+				  NEURON_CHRDEV_NAME);
+	if (ret) {
+		pr_err("cannot reserve %d char-device minors: %d\n",
+		       NEURON_MAX_DEVICES, ret);
+		return ret;
+	}
+
+	ret = class_register(&neuron_class);
+	if (ret) {
+		pr_err("cannot register class %s: %d\n", NEURON_CLASS_NAME, ret);
+		goto err_region;
+	}
+
+	ret = neuron_device_layer_init();
+	if (ret)
+		goto err_class;
+
+	ret = neuron_pci_init();
+	if (ret) {
+		pr_err("cannot register the PCI driver: %d\n", ret);
+		goto err_layer;
+	}
+
+	pr_info("version %s loaded (char major %d)\n", NEURON_DRIVER_VERSION,
+		MAJOR(neuron_devt));
+	return 0;
+
+err_layer:
+	neuron_device_layer_exit();
+err_class:
+	class_unregister(&neuron_class);
+err_region:
+	unregister_chrdev_region(neuron_devt, NEURON_MAX_DEVICES);
+	return ret;
+}
+
+static void __exit neuron_core_exit(void)
+{
+	neuron_pci_exit();
+	neuron_device_layer_exit();
+	class_unregister(&neuron_class);
+	unregister_chrdev_region(neuron_devt, NEURON_MAX_DEVICES);
+}
+
+module_init(neuron_core_init);
+module_exit(neuron_core_exit);
+
+MODULE_DESCRIPTION("AWS Neuron accelerator driver: core");
+MODULE_AUTHOR("The neuron driver authors");
+MODULE_LICENSE("GPL");
+MODULE_VERSION(NEURON_DRIVER_VERSION);

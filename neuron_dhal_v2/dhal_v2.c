@@ -1,0 +1,77 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * DHAL for the second Neuron generation: Trainium1 (Trn1) and
+ * Inferentia2 (Inf2).  Data only; the core implements the logic.
+ */
+
+#include <linux/module.h>
+#include <linux/sizes.h>
+
+#include <neuron/compat.h>
+#include <neuron/dhal.h>
+
+static const struct neuron_dhal_arch v2_archs[] = {
+	{
+		.pci_device = 0x7164,
+		.arch_type = "NDv2",
+		.nc_arch_type = "NCv2",
+		.instance_type = "Trn1",
+		.device_name = "Trainium1",
+	},
+	{
+		.pci_device = 0x7264,
+		/* Inf2 has always reported NDv3 here; tools rely on it. */
+		.arch_type = "NDv3",
+		.nc_arch_type = "NCv2",
+		.instance_type = "Inf2",
+		.device_name = "Inferentia2",
+	},
+};
+
+static const struct neuron_dhal_layout v2_layout = {
+	.apb_bar = 0,
+	.dram_bar = 4,
+	.misc_ram_offset = 0x30fa0000,
+	.pci_host_base = 0x0000100000000000ULL,
+	.nc_count = 2,
+	.nc_map = 0x3,
+	.dice = 1,
+	.ts_count = 6,
+	.dma_engines = 34,
+	.dma_queues = 16,
+};
+
+static const u64 v2_hbm_base[] = { 0, 0x1000000000ULL };
+
+static const struct neuron_dhal_mem v2_mem = {
+	.hbm_count = ARRAY_SIZE(v2_hbm_base),
+	.hbm_base = v2_hbm_base,
+	.hbm_size = { 16ULL * SZ_1G, 16ULL * SZ_1G },
+	.carveout = 16 * SZ_1M,
+};
+
+static const struct neuron_dhal_fw v2_fw = {
+	.reset_poll_ms = 100,
+	.reset_timeout_ms = 120000,
+	.reset_resend_ms = 30000,
+	.rt_compat_min = 5,
+	.rt_compat_max = 7,
+};
+
+static const struct neuron_dhal neuron_dhal_v2 = {
+	.owner = THIS_MODULE,
+	.name = KBUILD_MODNAME,
+	.generation = 2,
+	.archs = v2_archs,
+	.n_archs = ARRAY_SIZE(v2_archs),
+	.layout = &v2_layout,
+	.mem = &v2_mem,
+	.fw = &v2_fw,
+};
+module_neuron_dhal(neuron_dhal_v2);
+
+NEURON_DHAL_ALIAS(7164);
+NEURON_DHAL_ALIAS(7264);
+MODULE_IMPORT_NS(NEURON_NS);
+MODULE_DESCRIPTION("AWS Neuron driver: Trainium1 / Inferentia2 hardware abstraction");
+MODULE_LICENSE("GPL");

@@ -1,0 +1,56 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * DHAL for the fourth Neuron generation: Trainium3 (Trn3).  It is Trn2's
+ * address map and firmware interface (taken from neuron_dhal_v3) with its
+ * own identity and larger HBM regions.
+ */
+
+#include <linux/module.h>
+#include <linux/sizes.h>
+
+#include <neuron/compat.h>
+#include <neuron/dhal.h>
+
+#include "../neuron_dhal_v3/dhal_v3.h"
+
+static const struct neuron_dhal_arch v4_archs[] = {
+	{
+		.pci_device = 0x7564,
+		.arch_type = "NDv4",
+		.nc_arch_type = "NCv4",
+		.instance_type = "Trn3",
+		.device_name = "Trainium3",
+	},
+	{
+		.pci_device = 0x7565,
+		.arch_type = "NDv4",
+		.nc_arch_type = "NCv4",
+		.instance_type = "Trn3",
+		.device_name = "Trainium3",
+	},
+};
+
+static const struct neuron_dhal_mem v4_mem = {
+	.hbm_count = ARRAY_SIZE(neuron_dhal_v3_hbm_base),
+	.hbm_base = neuron_dhal_v3_hbm_base,
+	.hbm_size = { 36ULL * SZ_1G, 36ULL * SZ_1G, 36ULL * SZ_1G, 36ULL * SZ_1G },
+	.carveout = 16 * SZ_1M,
+};
+
+static const struct neuron_dhal neuron_dhal_v4 = {
+	.owner = THIS_MODULE,
+	.name = KBUILD_MODNAME,
+	.generation = 4,
+	.archs = v4_archs,
+	.n_archs = ARRAY_SIZE(v4_archs),
+	.layout = &neuron_dhal_v3_layout,
+	.mem = &v4_mem,
+	.fw = &neuron_dhal_v3_fw,
+};
+module_neuron_dhal(neuron_dhal_v4);
+
+NEURON_DHAL_ALIAS(7564);
+NEURON_DHAL_ALIAS(7565);
+MODULE_IMPORT_NS(NEURON_NS);
+MODULE_DESCRIPTION("AWS Neuron driver: Trainium3 hardware abstraction");
+MODULE_LICENSE("GPL");

@@ -1,0 +1,132 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * neuron_sim debugfs: /sys/kernel/debug/neuron_sim/neuron_sim<ID>/ holds the
+ * fault switch, a reset trigger and the count of resets the simulated
+ * firmware finished.  Nothing here is needed for the simulator to work, so
+ * no debugfs failure is reported.
+ */
+
+#define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
+
+#include <linux/debugfs.h>
+#include <linux/fs.h>
+#include <linux/kernel.h>
+#include <linux/string.h>
+#include <linux/uaccess.h>
+
+#include <neuron/device.h>
+
+#include "sim.h"
+
+static struct dentry *nsim_debugfs_root;
+
+static ssize_t nsim_fault_read(struct file *file, char __user *ubuf,
+			       size_t count, loff_t *ppos)
+{
+	struct nsim_dev *sd = file->private_data;
+	char buf[32];
+	int len;
+
+	len = scnprintf(buf, sizeof(buf), "%s\n",
+			nsim_fault_name(nsim_fault_get(sd)));
+	return simple_read_from_buffer(ubuf, count, ppos, buf, len);
+}
+
+static ssize_t nsim_fault_write(struct file *file, const char __user *ubuf,
+				size_t count, loff_t *ppos)
+{
+	struct nsim_dev *sd = file->private_data;
+	enum nsim_fault fault;
+	char buf[32];
+
+	if (*ppos || count >= sizeof(buf))
+		return -EINVAL;
+	if (copy_from_user(buf, ubuf, count))
+		return -EFAULT;
+	buf[count] = '\0';
+
+	if (nsim_fault_parse(strim(buf), &fault))
+		return -EINVAL;
+	nsim_fault_set(sd, fault);
+	return count;
+}
+
+static const struct file_operations nsim_fault_fops = {
+	.owner = THIS_MODULE,
+	.open = simple_open,
+	.read = nsim_fault_read,
+	.write = nsim_fault_write,
+	.llseek = default_llseek,
+};
+
+/*
+ * sd->nd is valid here without sd->nd_lock: the device's debugfs directory
+ * is removed, which waits for this function to return, before sd->nd is
+ * cleared.  The lock is not held across the reset, which can take long.
+ */
+static ssize_t nsim_reset_write(struct file *file, const char __user *ubuf,
+				size_t count, loff_t *ppos)
+{
+	struct nsim_dev *sd = file->private_data;
+	unsigned int val;
+	int ret;
+
+	ret = kstrtouint_from_user(ubuf, count, 0, &val);
+	if (ret)
+		return ret;
+	if (val != 1)
+		return -EINVAL;
+
+	ret = neuron_device_request_reset(sd->nd);
+	return ret < 0 ? ret : count;
+}
+
+static const struct file_operations nsim_reset_fops = {
+	.owner = THIS_MODULE,
+	.open = simple_open,
+	.write = nsim_reset_write,
+	.llseek = noop_llseek,
+};
+
+/**
+ * nsim_debugfs_init() - create /sys/kernel/debug/neuron_sim
+ */
+void nsim_debugfs_init(void)
+{
+	nsim_debugfs_root = debugfs_create_dir(KBUILD_MODNAME, NULL);
+}
+
+/**
+ * nsim_debugfs_exit() - remove /sys/kernel/debug/neuron_sim
+ *
+ * Every device's directory must be gone already.
+ */
+void nsim_debugfs_exit(void)
+{
+	debugfs_remove_recursive(nsim_debugfs_root);
+	nsim_debugfs_root = NULL;
+}
+
+/**
+ * nsim_dev_debugfs_add() - create the debugfs directory of a device
+ * @sd: the simulated device, with its core device created
+ */
+void nsim_dev_debugfs_add(struct nsim_dev *sd)
+{
+	sd->ddir = debugfs_create_dir(dev_name(&sd->dev), nsim_debugfs_root);
+	debugfs_create_file("fault", 0600, sd->ddir, sd, &nsim_fault_fops);
+	debugfs_create_file("reset", 0200, sd->ddir, sd, &nsim_reset_fops);
+	debugfs_create_u32("resets", 0400, sd->ddir, &sd->resets);
+}
+
+/**
+ * nsim_dev_debugfs_del() - remove the debugfs directory of a device
+ * @sd: the simulated device
+ *
+ * Returns once no file operation on the directory is running.
+ */
+void nsim_dev_debugfs_del(struct nsim_dev *sd)
+{
+	debugfs_remove_recursive(sd->ddir);
+	sd->ddir = NULL;
+}

@@ -1,0 +1,159 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * neuron_sim private declarations shared between its files.
+ *
+ * A simulated device is a struct device on the neuron_sim bus that hands
+ * the core a struct neuron_bus_desc whose register callbacks are served by
+ * regs.c.  main.c owns the bus, the device lifetime and sysfs; debugfs.c the
+ * fault switches.
+ */
+#ifndef _NEURON_SIM_H
+#define _NEURON_SIM_H
+
+#include <linux/bits.h>
+#include <linux/device.h>
+#include <linux/mutex.h>
+#include <linux/spinlock.h>
+#include <linux/types.h>
+#include <linux/workqueue.h>
+#include <linux/xarray.h>
+
+#include <neuron/device.h>
+
+/* Simulated device ids (and default routing ids) are 0..NSIM_MAX_DEVICES-1. */
+#define NSIM_MAX_DEVICES	64
+
+/* PCI identity of every simulated device. */
+#define NSIM_PCI_VENDOR		0x1d0f
+/* PCI domain of the fake address: no real machine numbers a domain so high. */
+#define NSIM_PCI_DOMAIN		0x5000
+
+/* BAR numbers the simulator implements. */
+#define NSIM_BAR_REGS		0
+#define NSIM_BAR_MEM		4
+
+/* MiscRAM: the firmware-owned register block inside BAR 0. */
+#define NSIM_MISC_SIZE		0x1000
+#define NSIM_MISC_API_VERSION	0x000
+#define NSIM_MISC_ROUTING_ID	0x024
+#define NSIM_MISC_SERIAL_LO	0x038
+#define NSIM_MISC_SERIAL_HI	0x03c
+#define NSIM_MISC_RESET_TYPE	0x1ec
+#define NSIM_MISC_DOORBELL	0x800
+#define NSIM_MISC_FW_STATUS	0x808
+#define NSIM_FW_STATUS_RESETTING	BIT(3)
+
+/* Firmware API version the simulated firmware reports. */
+#define NSIM_FW_API_VERSION	7
+/* What a firmware register reads while the firmware is not ready. */
+#define NSIM_REG_NOT_READY	0xdeadbeef
+/* Serial number: "SIM" in the top bytes, then generation and device id. */
+#define NSIM_SERIAL_BASE	0x53494d0000000000ULL
+
+/**
+ * enum nsim_fault - fault switch of one simulated device
+ * @NSIM_FAULT_NONE: behave
+ * @NSIM_FAULT_RESET_FAIL: accept a reset but never finish it (firmware
+ *	status keeps its reset-in-progress bit)
+ * @NSIM_FAULT_RESET_HANG: never accept a reset request
+ * @NSIM_FAULT_RID_HANG: the routing-id register reads 0xdeadbeef
+ * @NSIM_FAULT_COUNT: number of faults
+ */
+enum nsim_fault {
+	NSIM_FAULT_NONE,
+	NSIM_FAULT_RESET_FAIL,
+	NSIM_FAULT_RESET_HANG,
+	NSIM_FAULT_RID_HANG,
+	NSIM_FAULT_COUNT,
+};
+
+/**
+ * struct nsim_gen - what differs between simulated generations
+ * @name: "v2", "v3" or "v4"
+ * @gen: 2, 3 or 4
+ * @pci_device: PCI device id a bare generation name selects
+ * @bar0_size: size of the register BAR
+ * @misc_base: offset of MiscRAM in the register BAR
+ * @qemu_reset_reg: register the qemu-revision reset path writes and polls
+ *	for 0; it always reads 0 here
+ */
+struct nsim_gen {
+	const char *name;
+	u8 gen;
+	u16 pci_device;
+	u64 bar0_size;
+	u64 misc_base;
+	u64 qemu_reset_reg;
+};
+
+/**
+ * struct nsim_dev - one simulated device
+ * @dev: the device on the neuron_sim bus, named neuron_sim<@id>
+ * @id: simulator id, 0..63
+ * @rid: routing id the simulated firmware reports
+ * @gen: generation
+ * @pci_device: PCI device id
+ * @revision: PCI revision
+ * @desc: what the device gave neuron_device_create(); lives as long as @dev
+ * @nd_lock: protects @nd against the sysfs readers
+ * @nd: the core's device, NULL before creation and once destroy started
+ * @lock: protects @misc, @fault, @reset_fault, @reset_pending and @resets
+ * @misc: MiscRAM contents
+ * @fault: the fault switch
+ * @reset_fault: @fault when the reset in flight was requested
+ * @reset_pending: a reset was accepted by the doorbell and not finished
+ * @resets: resets the simulated firmware has finished (debugfs)
+ * @reset_work: finishes a reset @reset_delay_ms after the doorbell
+ * @regs: BAR 0 outside MiscRAM: register index (offset / 4) to value, only
+ *	non-zero values stored; the xarray's own lock serialises updates
+ * @mem: BAR 4 RAM while BAR 4 is mapped, else NULL
+ * @mem_size: size of @mem
+ * @ddir: debugfs directory
+ */
+struct nsim_dev {
+	struct device dev;
+	unsigned int id;
+	unsigned int rid;
+	const struct nsim_gen *gen;
+	u16 pci_device;
+	u8 revision;
+	struct neuron_bus_desc desc;
+
+	/* protects nd against the sysfs readers */
+	struct mutex nd_lock;
+	struct neuron_device *nd;
+
+	/* protects misc, fault, reset_fault, reset_pending and resets */
+	spinlock_t lock;
+	u32 misc[NSIM_MISC_SIZE / 4];
+	enum nsim_fault fault;
+	enum nsim_fault reset_fault;
+	bool reset_pending;
+	u32 resets;
+	struct delayed_work reset_work;
+
+	struct xarray regs;
+
+	void *mem;
+	size_t mem_size;
+
+	struct dentry *ddir;
+};
+
+/* regs.c */
+void nsim_regs_init(struct nsim_dev *sd, enum nsim_fault fault);
+void nsim_regs_fill_desc(struct nsim_dev *sd, struct neuron_bus_desc *desc);
+void nsim_regs_stop(struct nsim_dev *sd);
+void nsim_regs_fini(struct nsim_dev *sd);
+const char *nsim_fault_name(enum nsim_fault fault);
+int nsim_fault_parse(const char *s, enum nsim_fault *fault);
+enum nsim_fault nsim_fault_get(struct nsim_dev *sd);
+void nsim_fault_set(struct nsim_dev *sd, enum nsim_fault fault);
+
+/* debugfs.c */
+void nsim_debugfs_init(void);
+void nsim_debugfs_exit(void);
+void nsim_dev_debugfs_add(struct nsim_dev *sd);
+void nsim_dev_debugfs_del(struct nsim_dev *sd);
+
+#endif /* _NEURON_SIM_H */

@@ -1,0 +1,49 @@
+# SPDX-License-Identifier: GPL-2.0
+# Shared helpers for the project's shell tools.  Sourced, not run.
+
+# Where builds that outlive a checkout live (the test kernel, the initramfs).
+NEURON_CACHE=${NEURON_CACHE:-${XDG_CACHE_HOME:-$HOME/.cache}/neuron-driver}
+export NEURON_CACHE
+
+NEURON_TOP=$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)
+export NEURON_TOP
+
+log() { echo "[$(basename "$0")] $*" >&2; }
+die() { log "error: $*"; exit 1; }
+
+# The stock 6.12 kernel release installed from Debian (newest if several).
+stock_612_release() {
+	local r
+	r=$(ls -d /usr/src/linux-headers-6.12.*-amd64 2>/dev/null | sort -V | tail -n 1)
+	[ -n "$r" ] || return 1
+	echo "${r#/usr/src/linux-headers-}"
+}
+
+# The stock 6.1 kernel headers (Debian's linux-headers-amd64 from bookworm).
+stock_61_kdir() {
+	local r
+	r=$(ls -d /usr/src/linux-headers-6.1.*-amd64 2>/dev/null | sort -V | tail -n 1)
+	[ -n "$r" ] || return 1
+	echo "$r"
+}
+
+# Files taken from Debian's linux-source-6.12 for user-space tooling
+# (checkpatch, the kselftest harness), extracted once per source version.
+# Prints the directory that holds them.
+kernel_src_tools() {
+	local ver dir tarball=/usr/src/linux-source-6.12.tar.xz
+	ver=$(dpkg-query -W -f='${Version}' linux-source-6.12) || return 1
+	dir="$NEURON_CACHE/ksrc-tools-$ver"
+	if [ ! -f "$dir/.done" ]; then
+		rm -rf "$dir"
+		mkdir -p "$dir"
+		tar -C "$dir" --strip-components=1 -xf "$tarball" \
+			linux-source-6.12/scripts/checkpatch.pl \
+			linux-source-6.12/scripts/spelling.txt \
+			linux-source-6.12/scripts/const_structs.checkpatch \
+			linux-source-6.12/tools/testing/selftests/kselftest_harness.h \
+			linux-source-6.12/tools/testing/selftests/kselftest.h || return 1
+		touch "$dir/.done"
+	fi
+	echo "$dir"
+}
