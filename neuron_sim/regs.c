@@ -309,7 +309,13 @@ static int nsim_map_bar(void *ctx, unsigned int bar, bool wc,
 	case NSIM_BAR_MEM:
 		if (sd->mem)
 			return -EBUSY;
-		mem = vzalloc(sd->mem_size);
+		/*
+		 * Many devices can ask for more than the machine has: fail
+		 * this one (the core carries on without device memory)
+		 * rather than wake the OOM killer.
+		 */
+		mem = __vmalloc(sd->mem_size,
+				GFP_KERNEL | __GFP_ZERO | __GFP_NORETRY | __GFP_NOWARN);
 		if (!mem)
 			return -ENOMEM;
 		sd->mem = mem;
