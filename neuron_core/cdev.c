@@ -62,7 +62,9 @@ static void neuron_detach(struct neuron_device *nd, struct pid *tgid)
 		if (nd->attach[i].tgid != tgid)
 			continue;
 		if (--nd->attach[i].files == 0) {
-			/* Per-process resources are released here once they exist. */
+			/* Per-process resources are released here. */
+			neuron_reset_detach_locked(nd, &nd->attach[i]);
+			neuron_mem_detach_locked(nd, tgid);
 			put = nd->attach[i].tgid;
 			nd->attach[i].tgid = NULL;
 		}
@@ -147,24 +149,22 @@ static int neuron_release(struct inode *inode, struct file *file)
 	return 0;
 }
 
-/*
- * No command is implemented yet: every number is unknown (-ENOTTY), and
- * every call on a removed device fails with -ENODEV.
- */
+/* The command table and its gates are in ioctl.c. */
 static long neuron_ioctl(struct file *file, unsigned int cmd, unsigned long arg)
 {
-	struct neuron_file *nf = file->private_data;
-
-	if (READ_ONCE(nf->nd->state) == NEURON_STATE_GONE)
-		return -ENODEV;
-	return -ENOTTY;
+	return neuron_ioctl_dispatch(file, cmd, arg);
 }
 
 const struct file_operations neuron_fops = {
 	.owner = THIS_MODULE,
 	.open = neuron_open,
 	.release = neuron_release,
+	/*
+	 * No .compat_ioctl: the ABI's structs carry pointers and longs laid
+	 * out for LP64, so 32-bit callers get -ENOTTY rather than misread
+	 * arguments.
+	 */
 	.unlocked_ioctl = neuron_ioctl,
-	.compat_ioctl = compat_ptr_ioctl,
+	.mmap = neuron_mem_mmap,
 	.llseek = noop_llseek,
 };

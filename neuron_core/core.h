@@ -4,7 +4,8 @@
  * tests.  Not an inter-module API: that lives in include/neuron/.
  *
  * Lock order (outer first):
- *   neuron_devices_lock -> neuron_device.lock
+ *   neuron_devices_lock -> neuron_device.lock -> neuron_mem.lock
+ *   mmap lock -> neuron_device.usage (read) -> neuron_mem.lock
  *   neuron_device.usage (read, by file operations) -> neuron_device.lock
  *   neuron_dhal_lock -> neuron_device.lock
  *   neuron_registry_lock is a leaf.
@@ -26,6 +27,8 @@
 #include <neuron/device.h>
 #include <neuron/dhal.h>
 
+#include "mem.h"
+
 /* Minors of /dev/neuronN: one per possible routing id. */
 #define NEURON_MAX_DEVICES	64
 
@@ -42,10 +45,30 @@
  * struct neuron_attach - one process attached to a device
  * @tgid: the process (thread-group leader pid); NULL for a free slot
  * @files: attached open files of that process
+ * @held_ncs: NeuronCores the process holds (bit n: core n); no other
+ *	process may reset them (reset.c)
  */
 struct neuron_attach {
 	struct pid *tgid;
 	unsigned int files;
+	u32 held_ncs;
+};
+
+/**
+ * struct neuron_identity - what the identity ioctls report: fixed for the
+ * life of a device, copied from its DHAL on first use (ioctl.c)
+ * @generation: DHAL generation (2, 3, 4)
+ * @revision: PCI revision
+ * @rt_compat_min: oldest runtime interface version supported
+ * @rt_compat_max: newest runtime interface version supported
+ * @features: driver feature bits (enum neuron_driver_feature_flag)
+ */
+struct neuron_identity {
+	u32 generation;
+	u32 revision;
+	u32 rt_compat_min;
+	u32 rt_compat_max;
+	u64 features;
 };
 
 /**
@@ -74,6 +97,15 @@ struct neuron_attach {
  * @attach: processes attached to the device
  * @info_kobj: sysfs "info" directory
  * @arch_kobj: sysfs "info/architecture" directory
+ * @resets: reset requests made through ioctls (reset.c), under @lock
+ * @reset_seq: bumped under @lock each time requests complete; waiters
+ *	sleep on @state_wq until it changes
+ * @bar_token: the opaque base of register addresses user space sees for the
+ *	register BAR (ioctl_bar.c); set once, then read without a lock
+ * @ident: identity the ioctls report, valid once @ident_valid is set
+ * @ident_valid: @ident is filled in; set once under @lock with release
+ *	semantics, read with acquire semantics
+ * @mem: memory pools, chunks and handles (mem.c), with their own lock
  */
 struct neuron_device {
 	struct device dev;
@@ -89,7 +121,10 @@ struct neuron_device {
 	wait_queue_head_t state_wq;
 	/* Excludes removal from file operations that touch the device. */
 	struct rw_semaphore usage;
-	/* Protects state, stopping, published, mapped, module_requested, attach. */
+	/*
+	 * Protects state, stopping, published, mapped, module_requested,
+	 * attach, resets and reset_seq.
+	 */
 	struct mutex lock;
 	enum neuron_device_state state;
 	bool stopping;
@@ -99,6 +134,12 @@ struct neuron_device {
 	struct neuron_attach attach[NEURON_MAX_ATTACH];
 	struct kobject *info_kobj;
 	struct kobject *arch_kobj;
+	struct hlist_head resets;
+	u32 reset_seq;
+	u64 bar_token;
+	struct neuron_identity ident;
+	bool ident_valid;
+	struct neuron_mem mem;
 };
 
 /**
@@ -124,6 +165,8 @@ void neuron_device_layer_exit(void);
 void neuron_devices_kick_unbound(void);
 void neuron_device_set_state(struct neuron_device *nd, enum neuron_device_state state);
 int neuron_device_sleep(struct neuron_device *nd, unsigned int ms);
+void neuron_device_kick(struct neuron_device *nd);
+struct neuron_device *neuron_device_get_by_index(unsigned int index);
 
 /* dhal.c */
 int neuron_dhal_bind(struct neuron_device *nd);
@@ -132,18 +175,28 @@ void neuron_dhal_unbind(struct neuron_device *nd);
 /* fw.c */
 int neuron_fw_read_identity(struct neuron_device *nd, u32 *rid);
 int neuron_fw_reset(struct neuron_device *nd);
+int neuron_fw_reset_ncs(struct neuron_device *nd, u32 reset_map);
 
 /* cdev.c */
 extern const struct file_operations neuron_fops;
 int neuron_attached_count(struct neuron_device *nd);
 
+/* ioctl.c */
+long neuron_ioctl_dispatch(struct file *file, unsigned int cmd, unsigned long arg);
+
+/* reset.c */
+int neuron_reset_request(struct neuron_device *nd, struct pid *tgid, u32 id, u32 nc_map);
+int neuron_reset_wait(struct neuron_device *nd, struct pid *tgid, bool any_id, u32 id,
+		      int *result);
+bool neuron_reset_in_flight(struct neuron_device *nd, struct pid *tgid);
+struct pid *neuron_reset_core_holder(struct neuron_device *nd, unsigned int nc);
+void neuron_reset_run_cores(struct neuron_device *nd);
+void neuron_reset_device_done(struct neuron_device *nd, int result);
+void neuron_reset_detach_locked(struct neuron_device *nd, struct neuron_attach *a);
+
 /* sysfs.c */
 extern const struct attribute_group *neuron_dev_groups[];
 int neuron_sysfs_add(struct neuron_device *nd);
 void neuron_sysfs_remove(struct neuron_device *nd);
-
-/* pci.c */
-int neuron_pci_init(void);
-void neuron_pci_exit(void);
 
 #endif /* _NEURON_CORE_PRIV_H */

@@ -11,6 +11,7 @@
 #include <linux/fs.h>
 #include <linux/jiffies.h>
 #include <linux/module.h>
+#include <linux/nospec.h>
 #include <linux/slab.h>
 #include <linux/workqueue.h>
 
@@ -242,6 +243,7 @@ static int neuron_device_publish(struct neuron_device *nd)
 		cdev_device_del(&nd->cdev, &nd->dev);
 		return ret;
 	}
+	neuron_mem_debugfs_add(nd);
 	dev_set_uevent_suppress(&nd->dev, false);
 	kobject_uevent(&nd->dev.kobj, KOBJ_ADD);
 	mutex_lock(&nd->lock);
@@ -301,6 +303,11 @@ static void neuron_device_work(struct work_struct *work)
 			neuron_device_fail(nd, "mapping BARs", ret);
 			return;
 		}
+		ret = neuron_mem_setup(nd);
+		if (ret) {
+			neuron_device_fail(nd, "setting up memory pools", ret);
+			return;
+		}
 	}
 
 	if (nd->index < 0) {
@@ -317,8 +324,11 @@ static void neuron_device_work(struct work_struct *work)
 		neuron_device_set_state(nd, NEURON_STATE_RESETTING);
 	}
 
-	if (READ_ONCE(nd->state) != NEURON_STATE_RESETTING)
+	if (READ_ONCE(nd->state) != NEURON_STATE_RESETTING) {
+		/* Core resets processes asked for (reset.c). */
+		neuron_reset_run_cores(nd);
 		return;
+	}
 	next = neuron_device_do_reset(nd);
 
 	/*
@@ -336,6 +346,8 @@ static void neuron_device_work(struct work_struct *work)
 			 neuron_device_state_name(next));
 	}
 	neuron_device_set_state(nd, next);
+	/* Device resets processes asked for end with it (reset.c). */
+	neuron_reset_device_done(nd, next == NEURON_STATE_READY ? 0 : -EIO);
 }
 
 /**
@@ -386,10 +398,46 @@ out:
 }
 EXPORT_SYMBOL_NS_GPL(neuron_device_request_reset, NEURON_NS);
 
+/**
+ * neuron_device_kick() - run a device's worker
+ * @nd: the device
+ *
+ * For reset requests made outside device.c; the worker picks up whatever
+ * is pending.
+ */
+void neuron_device_kick(struct neuron_device *nd)
+{
+	queue_work(neuron_wq, &nd->work);
+}
+
+/**
+ * neuron_device_get_by_index() - look a device up by its index
+ * @index: N of /dev/neuronN
+ *
+ * Return: the device with a reference (drop it with put_device() on
+ * &neuron_device.dev), or NULL when no device has that index.
+ */
+struct neuron_device *neuron_device_get_by_index(unsigned int index)
+{
+	struct neuron_device *nd;
+
+	if (index >= NEURON_MAX_DEVICES)
+		return NULL;
+	/* @index may come from user space. */
+	index = array_index_nospec(index, NEURON_MAX_DEVICES);
+	mutex_lock(&neuron_registry_lock);
+	nd = neuron_registry[index];
+	if (nd)
+		get_device(&nd->dev);
+	mutex_unlock(&neuron_registry_lock);
+	return nd;
+}
+
 static void neuron_device_release(struct device *dev)
 {
 	struct neuron_device *nd = container_of(dev, struct neuron_device, dev);
 
+	neuron_mem_fini(nd);
 	mutex_destroy(&nd->lock);
 	kfree(nd);
 }
@@ -423,6 +471,7 @@ struct neuron_device *neuron_device_create(const struct neuron_bus_desc *desc)
 	init_waitqueue_head(&nd->state_wq);
 	INIT_WORK(&nd->work, neuron_device_work);
 	INIT_LIST_HEAD(&nd->node);
+	neuron_mem_init(nd);
 
 	device_initialize(&nd->dev);
 	nd->dev.class = neuron_core_class();
@@ -478,9 +527,11 @@ void neuron_device_destroy(struct neuron_device *nd)
 	up_write(&nd->usage);
 
 	if (published) {
+		neuron_mem_debugfs_remove(nd);
 		neuron_sysfs_remove(nd);
 		cdev_device_del(&nd->cdev, &nd->dev);
 	}
+	neuron_mem_device_gone(nd);
 	neuron_registry_release(nd);
 	neuron_device_unmap(nd);
 	neuron_dhal_unbind(nd);

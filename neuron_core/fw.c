@@ -15,11 +15,13 @@
 #define MISC_ROUTING_ID		0x024
 #define MISC_SERIAL_LO		0x038
 #define MISC_SERIAL_HI		0x03c
+#define MISC_NC_RESET_MAP	0x1d8
 #define MISC_RESET_TYPE		0x1ec
 #define MISC_DOORBELL		0x800
 #define MISC_FW_STATUS		0x808
 
 #define RESET_TYPE_DEVICE	1
+#define RESET_TYPE_NC		2
 #define FW_STATUS_RESET_BUSY	BIT(3)
 /* What MiscRAM reads while firmware has not filled it in yet. */
 #define MISC_NOT_READY		0xdeadbeef
@@ -71,18 +73,20 @@ int neuron_fw_read_identity(struct neuron_device *nd, u32 *rid)
 	return 0;
 }
 
-static void neuron_fw_send_reset(struct neuron_device *nd)
+static void neuron_fw_send_reset(struct neuron_device *nd, u32 type, u32 map)
 {
-	misc_write(nd, MISC_RESET_TYPE, RESET_TYPE_DEVICE);
+	if (type == RESET_TYPE_NC)
+		misc_write(nd, MISC_NC_RESET_MAP, map);
+	misc_write(nd, MISC_RESET_TYPE, type);
 	misc_write(nd, MISC_DOORBELL, 1);
 }
 
 /*
- * Reset the whole device: ask firmware, wait until it accepts the request
- * (re-sending it periodically), then until it reports the reset finished.
- * Bounded by the DHAL's timeout, or neuron_reset_timeout_ms when set.
+ * Ask firmware for a reset, wait until it accepts the request (re-sending
+ * it periodically), then until it reports the reset finished.  Bounded by
+ * the DHAL's timeout, or neuron_reset_timeout_ms when set.
  */
-int neuron_fw_reset(struct neuron_device *nd)
+static int neuron_fw_do_reset(struct neuron_device *nd, u32 type, u32 map)
 {
 	const struct neuron_dhal_fw *fw = nd->dhal.dhal->fw;
 	unsigned int timeout = neuron_reset_timeout_ms ?: fw->reset_timeout_ms;
@@ -90,7 +94,7 @@ int neuron_fw_reset(struct neuron_device *nd)
 	unsigned int i;
 	int ret;
 
-	neuron_fw_send_reset(nd);
+	neuron_fw_send_reset(nd, type, map);
 	sent = start;
 	while (misc_read(nd, MISC_RESET_TYPE) != 0) {
 		if (time_after(jiffies, start + msecs_to_jiffies(timeout))) {
@@ -103,7 +107,7 @@ int neuron_fw_reset(struct neuron_device *nd)
 			return ret;
 		if (fw->reset_resend_ms &&
 		    time_after(jiffies, sent + msecs_to_jiffies(fw->reset_resend_ms))) {
-			neuron_fw_send_reset(nd);
+			neuron_fw_send_reset(nd, type, map);
 			sent = jiffies;
 		}
 	}
@@ -116,4 +120,19 @@ int neuron_fw_reset(struct neuron_device *nd)
 	}
 	dev_err(nd->bus.parent, "firmware still busy after the reset\n");
 	return -EIO;
+}
+
+/* Reset the whole device. */
+int neuron_fw_reset(struct neuron_device *nd)
+{
+	return neuron_fw_do_reset(nd, RESET_TYPE_DEVICE, 0);
+}
+
+/*
+ * Reset some NeuronCores: @reset_map is the firmware's partial-reset map,
+ * built from the DHAL's per-core units.
+ */
+int neuron_fw_reset_ncs(struct neuron_device *nd, u32 reset_map)
+{
+	return neuron_fw_do_reset(nd, RESET_TYPE_NC, reset_map);
 }

@@ -4,8 +4,9 @@
  *
  * At load the core reserves the char-device region for /dev/neuronN (one
  * minor per routing id), registers the neuron_device class, starts the
- * device layer and registers the PCI driver.  Devices (PCI or simulated)
- * are added through the device layer; until one is, no node exists.
+ * device layer.  Devices are added through the device layer, by the PCI
+ * driver (registered by the neuron module) or by neuron_sim; until one
+ * is, no node exists.
  */
 
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
@@ -83,19 +84,12 @@ static int __init neuron_core_init(void)
 	ret = neuron_device_layer_init();
 	if (ret)
 		goto err_class;
-
-	ret = neuron_pci_init();
-	if (ret) {
-		pr_err("cannot register the PCI driver: %d\n", ret);
-		goto err_layer;
-	}
+	neuron_mem_debugfs_init();
 
 	pr_info("version %s loaded (char major %d)\n", NEURON_DRIVER_VERSION,
 		MAJOR(neuron_devt));
 	return 0;
 
-err_layer:
-	neuron_device_layer_exit();
 err_class:
 	class_unregister(&neuron_class);
 err_region:
@@ -105,8 +99,8 @@ err_region:
 
 static void __exit neuron_core_exit(void)
 {
-	neuron_pci_exit();
 	neuron_device_layer_exit();
+	neuron_mem_debugfs_exit();
 	class_unregister(&neuron_class);
 	unregister_chrdev_region(neuron_devt, NEURON_MAX_DEVICES);
 }

@@ -4,6 +4,7 @@
  * Inferentia2 (Inf2).  Data only; the core implements the logic.
  */
 
+#include <linux/bits.h>
 #include <linux/module.h>
 #include <linux/sizes.h>
 
@@ -50,15 +51,44 @@ static const struct neuron_dhal_mem v2_mem = {
 	.carveout = 16 * SZ_1M,
 };
 
+/*
+ * Partial-reset map: bit n resets NeuronCore n, bits 8 + 3n .. 10 + 3n the
+ * three TOP_SP blocks that core owns.
+ */
+static const u32 v2_nc_reset_units[] = {
+	BIT(0) | BIT(8) | BIT(9) | BIT(10),
+	BIT(1) | BIT(11) | BIT(12) | BIT(13),
+};
+
 static const struct neuron_dhal_fw v2_fw = {
 	.reset_poll_ms = 100,
 	.reset_timeout_ms = 120000,
 	.reset_resend_ms = 30000,
 	.rt_compat_min = 5,
 	.rt_compat_max = 7,
+	.nc_reset_units = v2_nc_reset_units,
 };
 
-static const struct neuron_dhal neuron_dhal_v2 = {
+/*
+ * BAR 0 as user space may reach it: the two NeuronCore windows (64 MiB each:
+ * state buffer, events, semaphores) and the six TOP_SP blocks (4 MiB each)
+ * read and write; the APB register space read only, without the firmware
+ * MiscRAM block (mailbox, reset and doorbell registers).  Engine and queue
+ * programming registers live in the APB space, so they are never writable.
+ */
+static const struct neuron_dhal_reg_window v2_reg_windows[] = {
+	{ 0x00000000, 2 * SZ_64M, NEURON_REG_READ | NEURON_REG_WRITE },
+	{ 0x10000000, 6 * SZ_4M, NEURON_REG_READ | NEURON_REG_WRITE },
+	{ 0x30000000, 0x00fa0000, NEURON_REG_READ },
+	{ 0x30fa1000, 0x0f05f000, NEURON_REG_READ },
+};
+
+static const struct neuron_dhal_user v2_user = {
+	.reg_windows = v2_reg_windows,
+	.n_reg_windows = ARRAY_SIZE(v2_reg_windows),
+};
+
+const struct neuron_dhal neuron_dhal_v2 = {
 	.owner = THIS_MODULE,
 	.name = KBUILD_MODNAME,
 	.generation = 2,
@@ -67,7 +97,9 @@ static const struct neuron_dhal neuron_dhal_v2 = {
 	.layout = &v2_layout,
 	.mem = &v2_mem,
 	.fw = &v2_fw,
+	.user = &v2_user,
 };
+EXPORT_SYMBOL_NS_GPL(neuron_dhal_v2, NEURON_NS);
 module_neuron_dhal(neuron_dhal_v2);
 
 NEURON_DHAL_ALIAS(7164);

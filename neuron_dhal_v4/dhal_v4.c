@@ -2,7 +2,8 @@
 /*
  * DHAL for the fourth Neuron generation: Trainium3 (Trn3).  It is Trn2's
  * address map and firmware interface (taken from neuron_dhal_v3) with its
- * own identity and larger HBM regions.
+ * own identity and larger HBM regions.  The register windows user space
+ * may reach, the core reset map and the NeuronCore numbering are v3's too.
  */
 
 #include <linux/module.h>
@@ -37,7 +38,7 @@ static const struct neuron_dhal_mem v4_mem = {
 	.carveout = 16 * SZ_1M,
 };
 
-static const struct neuron_dhal neuron_dhal_v4 = {
+const struct neuron_dhal neuron_dhal_v4 = {
 	.owner = THIS_MODULE,
 	.name = KBUILD_MODNAME,
 	.generation = 4,
@@ -46,7 +47,9 @@ static const struct neuron_dhal neuron_dhal_v4 = {
 	.layout = &neuron_dhal_v3_layout,
 	.mem = &v4_mem,
 	.fw = &neuron_dhal_v3_fw,
+	.user = &neuron_dhal_v3_user,
 };
+EXPORT_SYMBOL_NS_GPL(neuron_dhal_v4, NEURON_NS);
 module_neuron_dhal(neuron_dhal_v4);
 
 NEURON_DHAL_ALIAS(7564);

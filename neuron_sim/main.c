@@ -13,6 +13,7 @@
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 
 #include <linux/device.h>
+#include <linux/dma-mapping.h>
 #include <linux/err.h>
 #include <linux/kernel.h>
 #include <linux/module.h>
@@ -335,6 +336,10 @@ static int nsim_dev_new(const struct nsim_args *args)
 	sd->dev.bus = &nsim_bus;
 	sd->dev.groups = nsim_dev_groups;
 	sd->dev.release = nsim_dev_release;
+	/* Host memory the driver gives the device is mapped through the DMA API. */
+	ret = dma_coerce_mask_and_coherent(&sd->dev, DMA_BIT_MASK(64));
+	if (ret)
+		goto err_put;
 	ret = dev_set_name(&sd->dev, "neuron_sim%u", sd->id);
 	if (ret)
 		goto err_put;

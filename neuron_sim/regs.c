@@ -18,7 +18,9 @@
 
 #include <linux/jiffies.h>
 #include <linux/kernel.h>
+#include <linux/mm.h>
 #include <linux/moduleparam.h>
+#include <linux/overflow.h>
 #include <linux/string.h>
 #include <linux/vmalloc.h>
 
@@ -328,6 +330,30 @@ static int nsim_map_bar(void *ctx, unsigned int bar, bool wc,
 	}
 }
 
+/*
+ * Map device memory into a process: the pages of the RAM window, each
+ * mapping holding a reference on its pages, so they outlive the device if
+ * the process keeps the mapping.
+ */
+static int nsim_mmap_bar(void *ctx, unsigned int bar, u64 off, struct vm_area_struct *vma)
+{
+	struct nsim_dev *sd = ctx;
+	unsigned long len = vma->vm_end - vma->vm_start, addr;
+	u64 end;
+	int ret;
+
+	if (bar != NSIM_BAR_MEM || !sd->mem || !PAGE_ALIGNED(off) ||
+	    check_add_overflow(off, (u64)len, &end) || end > sd->mem_size)
+		return -EINVAL;
+	for (addr = 0; addr < len; addr += PAGE_SIZE) {
+		ret = vm_insert_page(vma, vma->vm_start + addr,
+				     vmalloc_to_page(sd->mem + off + addr));
+		if (ret)
+			return ret;
+	}
+	return 0;
+}
+
 static void nsim_unmap_bar(void *ctx, unsigned int bar, struct neuron_bar *b)
 {
 	struct nsim_dev *sd = ctx;
@@ -369,6 +395,7 @@ void nsim_regs_fill_desc(struct nsim_dev *sd, struct neuron_bus_desc *desc)
 {
 	desc->map_bar = nsim_map_bar;
 	desc->unmap_bar = nsim_unmap_bar;
+	desc->mmap_bar = nsim_mmap_bar;
 	desc->reg_ops = &nsim_reg_ops;
 	desc->ctx = sd;
 }

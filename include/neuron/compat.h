@@ -33,4 +33,49 @@
 #define NEURON_IMPORT_TESTS_NS()	MODULE_IMPORT_NS(EXPORTED_FOR_KUNIT_TESTING)
 #endif
 
+/* dma-buf's symbols live in the DMA_BUF namespace. */
+#if LINUX_VERSION_CODE >= KERNEL_VERSION(6, 13, 0)
+#define NEURON_IMPORT_DMA_BUF_NS()	MODULE_IMPORT_NS("DMA_BUF")
+#else
+#define NEURON_IMPORT_DMA_BUF_NS()	MODULE_IMPORT_NS(DMA_BUF)
+#endif
+
+/*
+ * The largest page order the page allocator hands out: 6.8 renamed
+ * MAX_ORDER (one past it) to MAX_PAGE_ORDER (the order itself).
+ */
+#if LINUX_VERSION_CODE >= KERNEL_VERSION(6, 8, 0)
+#define NEURON_MAX_PAGE_ORDER	MAX_PAGE_ORDER
+#else
+#define NEURON_MAX_PAGE_ORDER	(MAX_ORDER - 1)
+#endif
+
+/* vm_flags became read-only behind helpers in 6.3. */
+#include <linux/mm.h>
+#if LINUX_VERSION_CODE >= KERNEL_VERSION(6, 3, 0)
+#define neuron_vm_flags_set(vma, flags)		vm_flags_set(vma, flags)
+#define neuron_vm_flags_clear(vma, flags)	vm_flags_clear(vma, flags)
+#else
+static inline void neuron_vm_flags_set(struct vm_area_struct *vma, unsigned long flags)
+{
+	vma->vm_flags |= flags;
+}
+
+static inline void neuron_vm_flags_clear(struct vm_area_struct *vma, unsigned long flags)
+{
+	vma->vm_flags &= ~flags;
+}
+#endif
+
+/*
+ * KUnit static stubs (6.3): a function that starts with
+ * KUNIT_STATIC_STUB_REDIRECT() can be replaced by a test.  Before 6.3 the
+ * redirect is a no-op, as it is on any kernel without KUnit.
+ */
+#if LINUX_VERSION_CODE >= KERNEL_VERSION(6, 3, 0)
+#include <kunit/static_stub.h>
+#else
+#define KUNIT_STATIC_STUB_REDIRECT(...)	do { } while (0)
+#endif
+
 #endif /* _NEURON_COMPAT_H */

@@ -20,6 +20,8 @@
 
 struct device;
 struct neuron_device;
+struct pci_device_id;
+struct vm_area_struct;
 
 /* Number of BAR slots a device can have (PCI standard BARs). */
 #define NEURON_NUM_BARS		6
@@ -96,18 +98,24 @@ struct neuron_pci_identity {
  * @map_bar: map BAR @bar (write-combined if @wc and the bus can) into @out;
  *	     return 0 or a negative errno
  * @unmap_bar: undo @map_bar for BAR @bar, mapped as @mapping
+ * @mmap_bar: map @vma->vm_end - @vma->vm_start bytes of BAR @bar from byte
+ *	      @off (page aligned, inside the BAR) into @vma, which is a
+ *	      shared mapping; NULL if the bus cannot (device memory is then
+ *	      not mappable).  Called in mmap() with the mmap lock held.
  * @reg_ops: register emulation, or NULL for readl()/writel() on the mapping
  * @ctx: passed back to every callback
  * @simulated: the device is simulated (reported to user space only)
  *
- * The callbacks are called from the core's bring-up worker and from
- * neuron_device_destroy(), never concurrently for one device.
+ * @map_bar and @unmap_bar are called from the core's bring-up worker and
+ * from neuron_device_destroy(), never concurrently for one device;
+ * @mmap_bar only while the BAR is mapped.
  */
 struct neuron_bus_desc {
 	struct device *parent;
 	struct neuron_pci_identity id;
 	int (*map_bar)(void *ctx, unsigned int bar, bool wc, struct neuron_bar *out);
 	void (*unmap_bar)(void *ctx, unsigned int bar, struct neuron_bar *mapping);
+	int (*mmap_bar)(void *ctx, unsigned int bar, u64 off, struct vm_area_struct *vma);
 	const struct neuron_reg_ops *reg_ops;
 	void *ctx;
 	bool simulated;
@@ -122,5 +130,9 @@ int neuron_device_request_reset(struct neuron_device *nd);
 
 u32 neuron_reg_read32(struct neuron_device *nd, unsigned int bar, u64 off);
 void neuron_reg_write32(struct neuron_device *nd, unsigned int bar, u64 off, u32 val);
+
+/* The PCI driver, registered by the neuron module (neuron_core/pci.c). */
+int neuron_pci_register(const struct pci_device_id *ids);
+void neuron_pci_unregister(void);
 
 #endif /* _NEURON_DEVICE_H */

@@ -91,6 +91,9 @@ struct neuron_dhal_mem {
  * @reset_resend_ms: period after which an unacknowledged reset is re-sent
  * @rt_compat_min: oldest runtime compatibility version supported
  * @rt_compat_max: newest runtime compatibility version supported
+ * @nc_reset_units: per NeuronCore (&neuron_dhal_layout.nc_count entries),
+ *	the bits of the firmware's partial-reset map that reset the core and
+ *	the blocks it owns; NULL when only whole-device resets exist
  */
 struct neuron_dhal_fw {
 	u32 reset_poll_ms;
@@ -98,6 +101,51 @@ struct neuron_dhal_fw {
 	u32 reset_resend_ms;
 	u32 rt_compat_min;
 	u32 rt_compat_max;
+	const u32 *nc_reset_units;
+};
+
+/* Access a register window gives user space (&neuron_dhal_reg_window.access). */
+#define NEURON_REG_READ		0x1
+#define NEURON_REG_WRITE	0x2
+
+/**
+ * struct neuron_dhal_reg_window - registers user space may reach
+ * @offset: start, in bytes from the start of the register BAR; 4-aligned
+ * @size: length in bytes; a multiple of 4
+ * @access: NEURON_REG_READ, optionally with NEURON_REG_WRITE
+ */
+struct neuron_dhal_reg_window {
+	u64 offset;
+	u64 size;
+	u32 access;
+};
+
+/**
+ * struct neuron_dhal_nc_location - where one logical NeuronCore lives
+ * @device: device index on the host
+ * @nc: NeuronCore within that device
+ */
+struct neuron_dhal_nc_location {
+	u8 device;
+	u8 nc;
+};
+
+/**
+ * struct neuron_dhal_user - what a generation lets user space reach directly
+ * @reg_windows: the only ranges of the register BAR that
+ *	NEURON_IOCTL_BAR_READ and NEURON_IOCTL_BAR_WRITE accept, each with the
+ *	access it allows; firmware mailbox, reset and DMA-programming
+ *	registers are never writable
+ * @n_reg_windows: entries in @reg_windows
+ * @nc_map: logical-to-physical NeuronCore numbering of a full host, indexed
+ *	by logical core; NULL when the generation has none
+ * @nc_map_entries: entries in @nc_map
+ */
+struct neuron_dhal_user {
+	const struct neuron_dhal_reg_window *reg_windows;
+	unsigned int n_reg_windows;
+	const struct neuron_dhal_nc_location *nc_map;
+	unsigned int nc_map_entries;
 };
 
 /**
@@ -110,6 +158,7 @@ struct neuron_dhal_fw {
  * @layout: address map and geometry
  * @mem: device memory layout
  * @fw: firmware facts
+ * @user: what user space may reach directly; NULL for nothing
  */
 struct neuron_dhal {
 	struct module *owner;
@@ -120,6 +169,7 @@ struct neuron_dhal {
 	const struct neuron_dhal_layout *layout;
 	const struct neuron_dhal_mem *mem;
 	const struct neuron_dhal_fw *fw;
+	const struct neuron_dhal_user *user;
 };
 
 /**
@@ -134,6 +184,14 @@ struct neuron_dhal_instance {
 
 int neuron_dhal_register(const struct neuron_dhal *dhal);
 void neuron_dhal_unregister(const struct neuron_dhal *dhal);
+
+/*
+ * The descriptors of the driver's DHAL modules, exported so that the
+ * umbrella module "neuron" depends on (and so loads and unloads) all three.
+ */
+extern const struct neuron_dhal neuron_dhal_v2;
+extern const struct neuron_dhal neuron_dhal_v3;
+extern const struct neuron_dhal neuron_dhal_v4;
 
 /*
  * Alias every DHAL module carries for each PCI device id it drives, so the

@@ -1,0 +1,198 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * ioctl handlers: register access from user space (BAR_READ, BAR_WRITE).
+ *
+ * The ABI has user space name registers by "address": the base
+ * DEVICE_INFO reports for a BAR plus the register's offset.  The base is an
+ * opaque per-device value, never a kernel address: it encodes the device
+ * index (so an address formed on another device is refused) and random
+ * bits, and is fixed for the life of the device.  Only registers inside
+ * the windows the generation's DHAL lists are reachable, each window read
+ * only or read-write; anything else is refused before any register is
+ * touched, so a refused call has no effect.
+ */
+
+#include <linux/mm.h>
+#include <linux/random.h>
+#include <linux/slab.h>
+#include <linux/uaccess.h>
+
+#include "ioctl.h"
+
+/* Most registers one BAR_READ or BAR_WRITE call takes. */
+#define NEURON_BAR_RW_MAX	4096
+
+/* The opaque base of @nd's register BAR, made on first use. */
+static u64 neuron_bar_token(struct neuron_device *nd)
+{
+	u64 token = READ_ONCE(nd->bar_token);
+	u64 old;
+
+	if (token)
+		return token;
+	/* Bits 48-54 random (never all zero), 40-46 index + 1, 0-39 offset. */
+	token = (u64)((get_random_u32() & 0x7f) | 1) << 48 |
+		(u64)(nd->index + 1) << 40;
+	old = cmpxchg(&nd->bar_token, 0, token);
+	return old ? old : token;
+}
+
+/**
+ * neuron_ioctl_bar_describe() - the BAR fields of NEURON_IOCTL_DEVICE_INFO
+ * @nd: the device
+ * @info: filled in: entry i describes PCI BAR 2 * i
+ *
+ * Only the register BAR is reachable from user space; other entries stay 0.
+ */
+void neuron_ioctl_bar_describe(struct neuron_device *nd, struct neuron_ioctl_device_info *info)
+{
+	unsigned int bar = nd->dhal.dhal->layout->apb_bar;
+
+	if (bar % 2 || bar / 2 >= NEURON_MAX_BARS || !nd->bars[bar].size)
+		return;
+	info->bar_address[bar / 2] = neuron_bar_token(nd);
+	info->bar_size[bar / 2] = nd->bars[bar].size;
+}
+
+/* The offset @addr names in the register BAR, if @access is allowed there. */
+static int neuron_bar_offset(struct neuron_device *nd, u64 addr, u32 access, u64 *off)
+{
+	const struct neuron_dhal_user *user = nd->dhal.dhal->user;
+	u64 size = nd->bars[nd->dhal.dhal->layout->apb_bar].size;
+	u64 token = READ_ONCE(nd->bar_token);
+	unsigned int i;
+	u64 o;
+
+	if (!token || addr < token || size < 4)
+		return -EINVAL;
+	o = addr - token;
+	if (o > size - 4 || (o & 3))
+		return -EINVAL;
+	for (i = 0; user && i < user->n_reg_windows; i++) {
+		const struct neuron_dhal_reg_window *w = &user->reg_windows[i];
+
+		if (o < w->offset || o - w->offset >= w->size)
+			continue;
+		if ((w->access & access) != access)
+			return -EPERM;
+		*off = o;
+		return 0;
+	}
+	return -EPERM;
+}
+
+/*
+ * Read the request, check its BAR and count, and turn its addresses into
+ * offsets (@offs, @count entries, kvfree() it) allowing @access.
+ */
+static int neuron_bar_prepare(struct neuron_device *nd, void __user *arg, u32 access,
+			      struct neuron_ioctl_bar_rw *req, u64 **offs)
+{
+	u64 *o;
+	u32 i;
+	int ret;
+
+	*offs = NULL;
+	if (copy_from_user(req, arg, sizeof(*req)))
+		return -EFAULT;
+	if (req->bar != nd->dhal.dhal->layout->apb_bar || !nd->bars[req->bar].size)
+		return -EINVAL;
+	if (req->count > NEURON_BAR_RW_MAX)
+		return -E2BIG;
+	if (!req->count)
+		return 0;
+
+	o = kvmalloc_array(req->count, sizeof(*o), GFP_KERNEL);
+	if (!o)
+		return -ENOMEM;
+	if (copy_from_user(o, neuron_user_ptr(req->address), req->count * sizeof(*o))) {
+		ret = -EFAULT;
+		goto err;
+	}
+	for (i = 0; i < req->count; i++) {
+		ret = neuron_bar_offset(nd, o[i], access, &o[i]);
+		if (ret)
+			goto err;
+	}
+	*offs = o;
+	return 0;
+err:
+	kvfree(o);
+	return ret;
+}
+
+/**
+ * neuron_ioctl_bar_read() - NEURON_IOCTL_BAR_READ
+ * @nf: the file
+ * @arg: struct neuron_ioctl_bar_rw: @count addresses read from @address,
+ *	@count 32-bit values written to @data
+ *
+ * Return: 0; -EINVAL for a BAR other than the register BAR, or an address
+ * that is not a 4-aligned register of this device's register BAR; -EPERM
+ * for a register outside the readable windows; -E2BIG for more than 4096
+ * registers; -EFAULT; -ENOMEM.  On error no register was read.
+ */
+long neuron_ioctl_bar_read(struct neuron_file *nf, void __user *arg)
+{
+	struct neuron_device *nd = nf->nd;
+	struct neuron_ioctl_bar_rw req;
+	u32 *vals = NULL;
+	u64 *offs;
+	u32 i;
+	int ret;
+
+	ret = neuron_bar_prepare(nd, arg, NEURON_REG_READ, &req, &offs);
+	if (ret || !req.count)
+		return ret;
+	vals = kvmalloc_array(req.count, sizeof(*vals), GFP_KERNEL);
+	if (!vals) {
+		ret = -ENOMEM;
+		goto out;
+	}
+	for (i = 0; i < req.count; i++)
+		vals[i] = neuron_reg_read32(nd, req.bar, offs[i]);
+	if (copy_to_user(neuron_user_ptr(req.data), vals, req.count * sizeof(*vals)))
+		ret = -EFAULT;
+out:
+	kvfree(vals);
+	kvfree(offs);
+	return ret;
+}
+
+/**
+ * neuron_ioctl_bar_write() - NEURON_IOCTL_BAR_WRITE
+ * @nf: the file
+ * @arg: struct neuron_ioctl_bar_rw: @count addresses read from @address,
+ *	@count 32-bit values read from @data and written in order
+ *
+ * Return: as neuron_ioctl_bar_read(), with the writable windows.  On error
+ * no register was written.
+ */
+long neuron_ioctl_bar_write(struct neuron_file *nf, void __user *arg)
+{
+	struct neuron_device *nd = nf->nd;
+	struct neuron_ioctl_bar_rw req;
+	u32 *vals = NULL;
+	u64 *offs;
+	u32 i;
+	int ret;
+
+	ret = neuron_bar_prepare(nd, arg, NEURON_REG_WRITE, &req, &offs);
+	if (ret || !req.count)
+		return ret;
+	vals = kvmalloc_array(req.count, sizeof(*vals), GFP_KERNEL);
+	if (!vals) {
+		ret = -ENOMEM;
+		goto out;
+	}
+	if (copy_from_user(vals, neuron_user_ptr(req.data), req.count * sizeof(*vals))) {
+		ret = -EFAULT;
+		goto out;
+	}
+	for (i = 0; i < req.count; i++)
+		neuron_reg_write32(nd, req.bar, offs[i], vals[i]);
+out:
+	kvfree(vals);
+	kvfree(offs);
+	return ret;
+}

@@ -1,0 +1,774 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * Device and host memory: per-device pools, the chunks processes allocate,
+ * their handles, and mmap.
+ *
+ * Device memory: one pool per HBM channel the DHAL describes, each a range
+ * allocator over device-view addresses.  The device-memory BAR is split
+ * evenly between the channels; a channel's pool covers the smaller of its
+ * HBM and its share of the BAR (the simulator's RAM window is much smaller
+ * than a real HBM), less the firmware carve-out when the whole HBM is
+ * reachable.
+ *
+ * Host memory: physically contiguous pages mapped for the device through
+ * the DMA API (so an IOMMU is honoured); the address the device is given
+ * is the DMA address with the generation's host bit.  User mappings insert
+ * the pages themselves, each holding a page reference, so no mapping can
+ * reach memory the kernel reused.
+ *
+ * Chunks are reference counted.  The handle holds one reference until
+ * MEM_FREE or until its process detaches from the device; every mapping,
+ * every ioctl using the chunk and every dma-buf holds another, so freeing a
+ * chunk that is still mapped keeps its memory (and its place in the pool)
+ * until the last mapping goes.
+ *
+ * Handles are opaque: a random 32-bit tag above a 32-bit index into the
+ * device's handle table, checked against the chunk on every lookup along
+ * with the owner, so stale, forged and foreign handles all fail alike.
+ *
+ * Locking: &neuron_mem.lock protects pools, tables and counters.  It is
+ * taken inside &neuron_device.lock (allocation and detach) and inside the
+ * mmap lock (mmap and munmap); no user memory is touched while it is held.
+ */
+
+#define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
+
+#include <linux/debugfs.h>
+#include <linux/dma-mapping.h>
+#include <linux/fs.h>
+#include <linux/gfp.h>
+#include <linux/log2.h>
+#include <linux/mm.h>
+#include <linux/overflow.h>
+#include <linux/pid.h>
+#include <linux/random.h>
+#include <linux/sched.h>
+#include <linux/seq_file.h>
+#include <linux/slab.h>
+#include <kunit/visibility.h>
+
+#include <neuron/compat.h>
+
+#include "core.h"
+#include "mem.h"
+
+static struct dentry *neuron_debugfs_root;
+
+/* The location a category belongs to. */
+static enum neuron_mem_location neuron_mem_type_location(u32 type)
+{
+	switch (type) {
+	case NEURON_MEMALLOC_TYPE_UNKNOWN_HOST:
+	case NEURON_MEMALLOC_TYPE_CODE_HOST:
+	case NEURON_MEMALLOC_TYPE_TENSORS_HOST:
+	case NEURON_MEMALLOC_TYPE_CONSTANTS_HOST:
+	case NEURON_MEMALLOC_TYPE_MISC_HOST:
+	case NEURON_MEMALLOC_TYPE_NCDEV_HOST:
+	case NEURON_MEMALLOC_TYPE_NOTIFICATION_HOST:
+	case NEURON_MEMALLOC_TYPE_DMA_RINGS_HOST:
+		return NEURON_MEM_HOST;
+	default:
+		return NEURON_MEM_DEVICE;
+	}
+}
+
+/**
+ * neuron_mem_init() - initialise a new device's memory state
+ * @nd: the device, being created
+ */
+void neuron_mem_init(struct neuron_device *nd)
+{
+	struct neuron_mem *m = &nd->mem;
+
+	mutex_init(&m->lock);
+	xa_init_flags(&m->handles, XA_FLAGS_ALLOC1);
+	mt_init(&m->by_pa);
+}
+EXPORT_SYMBOL_IF_KUNIT(neuron_mem_init);
+
+/**
+ * neuron_mem_setup() - create the device-memory pools
+ * @nd: the device, bound to its DHAL and mapped
+ *
+ * Copies what the pools need from the DHAL (which the device lets go of
+ * when it is removed, while chunks may live on).  A device without a
+ * device-memory BAR gets no pools: device allocations then fail with
+ * -ENOMEM.
+ *
+ * Return: 0 or -ENOMEM.
+ */
+int neuron_mem_setup(struct neuron_device *nd)
+{
+	const struct neuron_dhal *dhal = nd->dhal.dhal;
+	const struct neuron_dhal_mem *dm = dhal->mem;
+	const struct neuron_bar *bar = &nd->bars[dhal->layout->dram_bar];
+	struct neuron_mem *m = &nd->mem;
+	unsigned int i, n = min_t(u32, dm->hbm_count, NEURON_MAX_HBM);
+	u64 share;
+	int ret = 0;
+
+	mutex_lock(&m->lock);
+	if (m->ready)
+		goto out;
+	m->bar = dhal->layout->dram_bar;
+	m->host_base = dhal->layout->pci_host_base;
+	m->nc_count = dhal->layout->nc_count;
+	share = n ? round_down((u64)bar->size / n, PAGE_SIZE) : 0;
+	for (i = 0; i < n && share; i++) {
+		struct neuron_mem_hbm *h = &m->hbm[i];
+		u64 size = min(share, dm->hbm_size[i]);
+		u64 skip = 0;
+
+		if (size == dm->hbm_size[i] && dm->carveout < size)
+			skip = round_up(dm->carveout, PAGE_SIZE);
+		h->base = dm->hbm_base[i] + skip;
+		h->size = round_down(size - skip, PAGE_SIZE);
+		h->bar_off = i * share + skip;
+		ret = neuron_range_init(&h->range, h->base, h->size, PAGE_SIZE);
+		if (ret) {
+			while (i-- > 0)
+				neuron_range_destroy(&m->hbm[i].range);
+			goto out;
+		}
+	}
+	m->hbm_count = i;
+	m->ready = true;
+out:
+	mutex_unlock(&m->lock);
+	return ret;
+}
+
+/* Give a host chunk's memory back; called once no one can reach it. */
+static void neuron_mem_host_release(struct neuron_device *nd, struct neuron_mem_chunk *mc)
+{
+	if (mc->dma_mapped)
+		dma_unmap_single(nd->bus.parent, mc->dma, mc->size, DMA_BIDIRECTIONAL);
+	/* Pages still mapped by a process live on until it unmaps them. */
+	free_pages_exact(mc->va, mc->size);
+}
+
+static void neuron_mem_account(struct neuron_mem *m, struct neuron_mem_chunk *mc, bool add)
+{
+	unsigned int loc = mc->location - 1;
+
+	if (add) {
+		m->bytes[loc] += mc->size;
+		m->type_bytes[mc->acct_type] += mc->size;
+		m->chunks++;
+	} else {
+		m->bytes[loc] -= mc->size;
+		m->type_bytes[mc->acct_type] -= mc->size;
+		m->chunks--;
+	}
+}
+
+static void neuron_mem_release(struct kref *ref)
+{
+	struct neuron_mem_chunk *mc = container_of(ref, struct neuron_mem_chunk, ref);
+	struct neuron_device *nd = mc->nd;
+	struct neuron_mem *m = &nd->mem;
+
+	mutex_lock(&m->lock);
+	mtree_erase(&m->by_pa, mc->pa);
+	neuron_mem_account(m, mc, false);
+	if (mc->location == NEURON_MEM_DEVICE)
+		neuron_range_free(&m->hbm[mc->hbm].range, mc->pa, mc->size);
+	else
+		neuron_mem_host_release(nd, mc);
+	mutex_unlock(&m->lock);
+	put_pid(mc->owner);
+	kfree(mc);
+	put_device(&nd->dev);
+}
+
+/**
+ * neuron_mem_put() - drop a reference to a chunk
+ * @mc: the chunk
+ *
+ * The last reference returns the memory to its pool.  Process context;
+ * must not be called with &neuron_mem.lock held.
+ */
+void neuron_mem_put(struct neuron_mem_chunk *mc)
+{
+	kref_put(&mc->ref, neuron_mem_release);
+}
+EXPORT_SYMBOL_IF_KUNIT(neuron_mem_put);
+
+static int neuron_mem_alloc_host(struct neuron_device *nd, struct neuron_mem_chunk *mc)
+{
+	mc->va = alloc_pages_exact(mc->size, GFP_KERNEL | __GFP_ZERO | __GFP_NOWARN);
+	if (!mc->va)
+		return -ENOMEM;
+	mc->dma = dma_map_single(nd->bus.parent, mc->va, mc->size, DMA_BIDIRECTIONAL);
+	if (dma_mapping_error(nd->bus.parent, mc->dma)) {
+		free_pages_exact(mc->va, mc->size);
+		return -ENOMEM;
+	}
+	mc->dma_mapped = true;
+	mc->pa = (u64)mc->dma | nd->mem.host_base;
+	return 0;
+}
+
+/* Whether @tgid is attached to @nd; called with nd->lock held. */
+static bool neuron_mem_attached_locked(struct neuron_device *nd, struct pid *tgid)
+{
+	int i;
+
+	for (i = 0; i < NEURON_MAX_ATTACH; i++)
+		if (nd->attach[i].tgid == tgid)
+			return true;
+	return false;
+}
+
+/* Check a request against the device; 0 or -EINVAL. */
+static int neuron_mem_check(struct neuron_mem *m, const struct neuron_mem_request *req)
+{
+	if (!req->size || req->region || req->nc_id >= m->nc_count ||
+	    req->mem_type >= NEURON_MEMALLOC_TYPE_MAX)
+		return -EINVAL;
+	if (req->host)
+		return req->align ||
+		       req->mem_type == NEURON_MEMALLOC_TYPE_CONTIGUOUS_SCRATCHPAD_DEVICE ?
+		       -EINVAL : 0;
+	if (req->hbm >= NEURON_MAX_HBM)
+		return -EINVAL;
+	/* One larger than the pool is simply not satisfiable (-ENOMEM). */
+	if (req->align && !is_power_of_2(req->align))
+		return -EINVAL;
+	return 0;
+}
+
+/**
+ * neuron_mem_alloc() - allocate a chunk for the calling process
+ * @nd: the device
+ * @req: what to allocate (user values, checked here)
+ * @out: the chunk, with one reference for the caller besides the handle's
+ *
+ * The chunk gets a handle owned by the calling process, which must be
+ * attached to @nd (it is checked again under the device lock, so a chunk
+ * is never left behind by a process that detached meanwhile).
+ *
+ * Return: 0; -EINVAL for a bad request; -ENOMEM when there is no room;
+ * -EACCES when the caller is not attached; -ENODEV after removal.
+ */
+int neuron_mem_alloc(struct neuron_device *nd, const struct neuron_mem_request *req,
+		     struct neuron_mem_chunk **out)
+{
+	struct neuron_mem *m = &nd->mem;
+	struct pid *me = task_tgid(current);
+	struct neuron_mem_chunk *mc;
+	u64 size;
+	u32 idx;
+	int ret;
+
+	if (!READ_ONCE(m->ready))
+		return -ENODEV;
+	ret = neuron_mem_check(m, req);
+	if (ret)
+		return ret;
+	if (check_add_overflow(req->size, (u64)PAGE_SIZE - 1, &size))
+		return -ENOMEM;
+	size = round_down(size, PAGE_SIZE);
+	if (req->host && size > (PAGE_SIZE << (NEURON_MAX_PAGE_ORDER)))
+		return -ENOMEM;
+
+	mc = kzalloc(sizeof(*mc), GFP_KERNEL);
+	if (!mc)
+		return -ENOMEM;
+	kref_init(&mc->ref);
+	mc->nd = nd;
+	mc->size = size;
+	mc->nc_id = req->nc_id;
+	mc->mem_type = req->mem_type;
+	mc->location = req->host ? NEURON_MEM_HOST : NEURON_MEM_DEVICE;
+	mc->acct_type = req->mem_type;
+	if (neuron_mem_type_location(req->mem_type) != mc->location)
+		mc->acct_type = req->host ? NEURON_MEMALLOC_TYPE_UNKNOWN_HOST :
+			NEURON_MEMALLOC_TYPE_UNKNOWN_DEVICE;
+
+	/* Host pages are allocated outside the locks: it may take a while. */
+	if (req->host) {
+		ret = neuron_mem_alloc_host(nd, mc);
+		if (ret)
+			goto err_free;
+	}
+
+	mutex_lock(&nd->lock);
+	mutex_lock(&m->lock);
+	ret = -ENODEV;
+	if (m->gone)
+		goto err_unlock;
+	ret = -EACCES;
+	if (!neuron_mem_attached_locked(nd, me))
+		goto err_unlock;
+	if (!req->host) {
+		struct neuron_mem_hbm *h;
+
+		ret = -EINVAL;
+		if (req->hbm >= m->hbm_count)
+			goto err_unlock;
+		h = &m->hbm[req->hbm];
+		ret = neuron_range_alloc(&h->range, size, req->align, &mc->pa);
+		if (ret)
+			goto err_unlock;
+		mc->hbm = req->hbm;
+		mc->bar_off = h->bar_off + (mc->pa - h->base);
+	}
+	ret = mtree_insert_range(&m->by_pa, mc->pa, mc->pa + mc->size - 1, mc, GFP_KERNEL);
+	if (ret) {
+		ret = -ENOMEM;
+		goto err_range;
+	}
+	ret = xa_alloc(&m->handles, &idx, mc, xa_limit_31b, GFP_KERNEL);
+	if (ret) {
+		ret = -ENOMEM;
+		goto err_tree;
+	}
+	mc->handle = ((u64)(get_random_u32() | 1) << 32) | idx;
+	mc->owner = get_pid(me);
+	get_device(&nd->dev);
+	neuron_mem_account(m, mc, true);
+	m->nr_handles++;
+	/* The caller's reference; the first one is the handle's. */
+	kref_get(&mc->ref);
+	mutex_unlock(&m->lock);
+	mutex_unlock(&nd->lock);
+	*out = mc;
+	return 0;
+
+err_tree:
+	mtree_erase(&m->by_pa, mc->pa);
+err_range:
+	if (!req->host)
+		neuron_range_free(&m->hbm[req->hbm].range, mc->pa, size);
+err_unlock:
+	mutex_unlock(&m->lock);
+	mutex_unlock(&nd->lock);
+	if (req->host)
+		neuron_mem_host_release(nd, mc);
+err_free:
+	kfree(mc);
+	return ret;
+}
+EXPORT_SYMBOL_IF_KUNIT(neuron_mem_alloc);
+
+/* Drop @mc's handle; called with m->lock held.  The caller puts the ref. */
+static void neuron_mem_unhandle_locked(struct neuron_mem *m, struct neuron_mem_chunk *mc)
+{
+	xa_erase(&m->handles, lower_32_bits(mc->handle));
+	mc->handle = 0;
+	m->nr_handles--;
+}
+
+/* The caller's chunk named by @handle, with m->lock held; or NULL. */
+static struct neuron_mem_chunk *neuron_mem_find_locked(struct neuron_mem *m, u64 handle)
+{
+	struct neuron_mem_chunk *mc;
+
+	if (!handle)
+		return NULL;
+	mc = xa_load(&m->handles, lower_32_bits(handle));
+	if (!mc || mc->handle != handle || mc->owner != task_tgid(current))
+		return NULL;
+	return mc;
+}
+
+/**
+ * neuron_mem_get() - look up one of the caller's chunks by handle
+ * @nd: the device
+ * @handle: the handle, from user space
+ *
+ * Return: the chunk with a reference (neuron_mem_put() it), or NULL when
+ * @handle does not name a live chunk of the calling process.
+ */
+struct neuron_mem_chunk *neuron_mem_get(struct neuron_device *nd, u64 handle)
+{
+	struct neuron_mem_chunk *mc;
+
+	mutex_lock(&nd->mem.lock);
+	mc = neuron_mem_find_locked(&nd->mem, handle);
+	if (mc)
+		kref_get(&mc->ref);
+	mutex_unlock(&nd->mem.lock);
+	return mc;
+}
+EXPORT_SYMBOL_IF_KUNIT(neuron_mem_get);
+
+/**
+ * neuron_mem_get_by_pa() - find the caller's chunk containing an address
+ * @nd: the device
+ * @pa: a device-view address
+ *
+ * Only chunks that still have a handle of the calling process are found.
+ *
+ * Return: the chunk with a reference, or NULL.
+ */
+struct neuron_mem_chunk *neuron_mem_get_by_pa(struct neuron_device *nd, u64 pa)
+{
+	struct neuron_mem_chunk *mc;
+
+	mutex_lock(&nd->mem.lock);
+	mc = mtree_load(&nd->mem.by_pa, pa);
+	if (mc && (!mc->handle || mc->owner != task_tgid(current)))
+		mc = NULL;
+	if (mc)
+		kref_get(&mc->ref);
+	mutex_unlock(&nd->mem.lock);
+	return mc;
+}
+EXPORT_SYMBOL_IF_KUNIT(neuron_mem_get_by_pa);
+
+/**
+ * neuron_mem_free_handle() - MEM_FREE: drop one of the caller's handles
+ * @nd: the device
+ * @handle: the handle
+ *
+ * The memory goes back to its pool once nothing maps or uses it.
+ *
+ * Return: 0, or -EINVAL when @handle is not a live handle of the caller.
+ */
+int neuron_mem_free_handle(struct neuron_device *nd, u64 handle)
+{
+	struct neuron_mem_chunk *mc;
+
+	mutex_lock(&nd->mem.lock);
+	mc = neuron_mem_find_locked(&nd->mem, handle);
+	if (mc)
+		neuron_mem_unhandle_locked(&nd->mem, mc);
+	mutex_unlock(&nd->mem.lock);
+	if (!mc)
+		return -EINVAL;
+	neuron_mem_put(mc);
+	return 0;
+}
+EXPORT_SYMBOL_IF_KUNIT(neuron_mem_free_handle);
+
+/**
+ * neuron_mem_detach_locked() - drop every handle of a detaching process
+ * @nd: the device
+ * @tgid: the process
+ *
+ * Called with &neuron_device.lock held, when the process's last attached
+ * file goes.  Memory still mapped stays until it is unmapped.
+ */
+void neuron_mem_detach_locked(struct neuron_device *nd, struct pid *tgid)
+{
+	struct neuron_mem *m = &nd->mem;
+	struct neuron_mem_chunk *mc;
+	unsigned long idx;
+	LIST_HEAD(drop);
+
+	lockdep_assert_held(&nd->lock);
+	for (;;) {
+		struct neuron_mem_chunk *batch[32];
+		unsigned int n = 0, i;
+
+		mutex_lock(&m->lock);
+		xa_for_each(&m->handles, idx, mc) {
+			if (mc->owner != tgid)
+				continue;
+			neuron_mem_unhandle_locked(m, mc);
+			batch[n++] = mc;
+			if (n == ARRAY_SIZE(batch))
+				break;
+		}
+		mutex_unlock(&m->lock);
+		/* Puts take m->lock themselves. */
+		for (i = 0; i < n; i++)
+			neuron_mem_put(batch[i]);
+		if (n < ARRAY_SIZE(batch))
+			break;
+		cond_resched();
+	}
+}
+EXPORT_SYMBOL_IF_KUNIT(neuron_mem_detach_locked);
+
+/**
+ * neuron_mem_usage() - memory a process's handles hold on a device
+ * @nd: the device
+ * @tgid: the process
+ * @host: set to its bytes of host memory
+ * @device: set to its bytes of device memory
+ *
+ * Walks the device's handles: for reports, not for hot paths.
+ */
+void neuron_mem_usage(struct neuron_device *nd, struct pid *tgid, __kernel_size_t *host,
+		      __kernel_size_t *device)
+{
+	struct neuron_mem *m = &nd->mem;
+	struct neuron_mem_chunk *mc;
+	unsigned long idx;
+
+	*host = 0;
+	*device = 0;
+	mutex_lock(&m->lock);
+	xa_for_each(&m->handles, idx, mc) {
+		if (mc->owner != tgid)
+			continue;
+		if (mc->location == NEURON_MEM_HOST)
+			*host += mc->size;
+		else
+			*device += mc->size;
+	}
+	mutex_unlock(&m->lock);
+}
+
+/**
+ * neuron_mem_device_gone() - the device is being removed
+ * @nd: the device; no file operation runs any more
+ *
+ * Unmaps host chunks from the device while the bus device still exists;
+ * chunks themselves live on until their files and mappings go.
+ */
+void neuron_mem_device_gone(struct neuron_device *nd)
+{
+	struct neuron_mem *m = &nd->mem;
+	struct neuron_mem_chunk *mc;
+	unsigned long idx = 0;
+
+	mutex_lock(&m->lock);
+	m->gone = true;
+	mt_for_each(&m->by_pa, mc, idx, ULONG_MAX) {
+		if (mc->location == NEURON_MEM_HOST && mc->dma_mapped) {
+			dma_unmap_single(nd->bus.parent, mc->dma, mc->size, DMA_BIDIRECTIONAL);
+			mc->dma_mapped = false;
+		}
+	}
+	mutex_unlock(&m->lock);
+}
+
+/**
+ * neuron_mem_fini() - free a device's memory state
+ * @nd: the device, at its last reference (no chunk is left: each held one)
+ */
+void neuron_mem_fini(struct neuron_device *nd)
+{
+	struct neuron_mem *m = &nd->mem;
+	unsigned int i;
+
+	WARN_ON(m->chunks || !xa_empty(&m->handles));
+	for (i = 0; i < m->hbm_count; i++)
+		neuron_range_destroy(&m->hbm[i].range);
+	xa_destroy(&m->handles);
+	mtree_destroy(&m->by_pa);
+	mutex_destroy(&m->lock);
+}
+EXPORT_SYMBOL_IF_KUNIT(neuron_mem_fini);
+
+/**
+ * neuron_mem_dump() - list the device chunks of one HBM channel
+ * @nd: the device
+ * @hbm: the channel
+ * @out: where to write up to @capacity entries (kernel memory)
+ * @capacity: entries @out holds
+ * @total: set to the number of chunks on the channel
+ *
+ * Return: 0, or -EINVAL for a channel the device does not have.
+ */
+int neuron_mem_dump(struct neuron_device *nd, u32 hbm, struct neuron_ioctl_mem_chunk_info *out,
+		    u32 capacity, u32 *total)
+{
+	struct neuron_mem *m = &nd->mem;
+	struct neuron_mem_chunk *mc;
+	unsigned long idx = 0;
+	u32 n = 0;
+
+	mutex_lock(&m->lock);
+	if (hbm >= m->hbm_count) {
+		mutex_unlock(&m->lock);
+		return -EINVAL;
+	}
+	mt_for_each(&m->by_pa, mc, idx, ULONG_MAX) {
+		if (mc->location != NEURON_MEM_DEVICE || mc->hbm != hbm)
+			continue;
+		if (n < capacity) {
+			out[n].pa = mc->pa;
+			out[n].size = mc->size;
+			out[n].mem_type = mc->mem_type;
+		}
+		n++;
+	}
+	mutex_unlock(&m->lock);
+	*total = n;
+	return 0;
+}
+
+/* mmap */
+
+static void neuron_mem_vm_open(struct vm_area_struct *vma)
+{
+	struct neuron_mem_chunk *mc = vma->vm_private_data;
+
+	/* A split or a copy of the mapping: each piece holds the chunk. */
+	kref_get(&mc->ref);
+}
+
+static void neuron_mem_vm_close(struct vm_area_struct *vma)
+{
+	neuron_mem_put(vma->vm_private_data);
+}
+
+static const struct vm_operations_struct neuron_mem_vm_ops = {
+	.open = neuron_mem_vm_open,
+	.close = neuron_mem_vm_close,
+};
+
+/**
+ * neuron_mem_is_chunk_vma() - whether a mapping is one neuron_mem_mmap() made
+ * @vma: the mapping, with the mmap lock held
+ *
+ * Return: true when @vma->vm_private_data is a (referenced) chunk.
+ */
+bool neuron_mem_is_chunk_vma(struct vm_area_struct *vma)
+{
+	return vma->vm_ops == &neuron_mem_vm_ops;
+}
+
+static int neuron_mem_mmap_host(struct vm_area_struct *vma, struct neuron_mem_chunk *mc, u64 off)
+{
+	unsigned long addr, len = vma->vm_end - vma->vm_start;
+	int ret;
+
+	for (addr = 0; addr < len; addr += PAGE_SIZE) {
+		ret = vm_insert_page(vma, vma->vm_start + addr,
+				     virt_to_page(mc->va + off + addr));
+		if (ret)
+			return ret;
+	}
+	return 0;
+}
+
+/**
+ * neuron_mem_mmap() - map (part of) one of the caller's chunks
+ * @file: a normal file of the device
+ * @vma: the mapping; vm_pgoff << PAGE_SHIFT is a device-view address
+ *	inside the chunk, as MEM_GET_INFO reports it
+ *
+ * Only shared mappings of the caller's own chunks; a read-only mapping
+ * stays read-only; the mapping is not inherited across fork() and holds
+ * the chunk until it is unmapped.
+ *
+ * Return: 0; -EINVAL when the range is not inside one of the caller's
+ * chunks or the mapping is private; -EBADF on the free-access lane;
+ * -ENODEV after removal; the error of the page insertion.
+ *
+ * Context: the mmap lock is held; takes &neuron_mem.lock.
+ */
+int neuron_mem_mmap(struct file *file, struct vm_area_struct *vma)
+{
+	struct neuron_file *nf = file->private_data;
+	struct neuron_device *nd = nf->nd;
+	struct neuron_mem *m = &nd->mem;
+	u64 start = (u64)vma->vm_pgoff << PAGE_SHIFT;
+	u64 len = vma->vm_end - vma->vm_start, end, off;
+	struct neuron_mem_chunk *mc;
+	int ret;
+
+	if (!nf->tgid)
+		return -EBADF;
+	/* MAP_SHARED (a read-only file's shared mapping lacks VM_SHARED). */
+	if (!(vma->vm_flags & VM_MAYSHARE))
+		return -EINVAL;
+	if (check_add_overflow(start, len, &end))
+		return -EINVAL;
+	mc = neuron_mem_get_by_pa(nd, start);
+	if (!mc)
+		return -EINVAL;
+	ret = -EINVAL;
+	off = start - mc->pa;
+	if (end > mc->pa + mc->size)
+		goto out_put;
+
+	neuron_vm_flags_set(vma, VM_DONTEXPAND | VM_DONTDUMP | VM_DONTCOPY);
+	if (!(vma->vm_flags & VM_WRITE))
+		neuron_vm_flags_clear(vma, VM_MAYWRITE);
+	/*
+	 * Not the usage lock: ioctls fault on user memory under it, so the
+	 * mmap lock must not be taken outside it.  Removal marks the memory
+	 * gone under m->lock before the BARs are unmapped instead.
+	 */
+	mutex_lock(&m->lock);
+	if (m->gone)
+		ret = -ENODEV;
+	else if (mc->location == NEURON_MEM_HOST)
+		ret = neuron_mem_mmap_host(vma, mc, off);
+	else if (nd->bus.mmap_bar)
+		ret = nd->bus.mmap_bar(nd->bus.ctx, m->bar, mc->bar_off + off, vma);
+	else
+		ret = -EOPNOTSUPP;
+	mutex_unlock(&m->lock);
+	if (ret)
+		goto out_put;
+	/* The chunk reference taken by the lookup now belongs to the mapping. */
+	vma->vm_private_data = mc;
+	vma->vm_ops = &neuron_mem_vm_ops;
+	return 0;
+
+out_put:
+	neuron_mem_put(mc);
+	return ret;
+}
+
+/* debugfs: /sys/kernel/debug/neuron/neuronN/memory */
+
+static int neuron_mem_debugfs_show(struct seq_file *s, void *unused)
+{
+	struct neuron_device *nd = s->private;
+	struct neuron_mem *m = &nd->mem;
+
+	mutex_lock(&m->lock);
+	seq_printf(s, "host_bytes %llu\n", m->bytes[NEURON_MEM_HOST - 1]);
+	seq_printf(s, "device_bytes %llu\n", m->bytes[NEURON_MEM_DEVICE - 1]);
+	seq_printf(s, "chunks %lu\n", m->chunks);
+	seq_printf(s, "handles %lu\n", m->nr_handles);
+	mutex_unlock(&m->lock);
+	return 0;
+}
+DEFINE_SHOW_ATTRIBUTE(neuron_mem_debugfs);
+
+/**
+ * neuron_mem_debugfs_add() - create the device's debugfs directory
+ * @nd: the device, just published (its index is known)
+ */
+void neuron_mem_debugfs_add(struct neuron_device *nd)
+{
+	char name[16];
+
+	if (!neuron_debugfs_root)
+		return;
+	snprintf(name, sizeof(name), "neuron%d", nd->index);
+	nd->mem.debugfs = debugfs_create_dir(name, neuron_debugfs_root);
+	debugfs_create_file("memory", 0400, nd->mem.debugfs, nd, &neuron_mem_debugfs_fops);
+}
+
+/**
+ * neuron_mem_debugfs_remove() - remove it (before the device goes)
+ * @nd: the device
+ */
+void neuron_mem_debugfs_remove(struct neuron_device *nd)
+{
+	debugfs_remove(nd->mem.debugfs);
+	nd->mem.debugfs = NULL;
+}
+
+/**
+ * neuron_mem_debugfs_init() - create /sys/kernel/debug/neuron
+ *
+ * Return: 0 (debugfs is optional).
+ */
+int neuron_mem_debugfs_init(void)
+{
+	neuron_debugfs_root = debugfs_create_dir("neuron", NULL);
+	if (IS_ERR(neuron_debugfs_root))
+		neuron_debugfs_root = NULL;
+	return 0;
+}
+
+/**
+ * neuron_mem_debugfs_exit() - remove it
+ */
+void neuron_mem_debugfs_exit(void)
+{
+	debugfs_remove(neuron_debugfs_root);
+	neuron_debugfs_root = NULL;
+}
