@@ -1,9 +1,9 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
  * neuron_sim debugfs: /sys/kernel/debug/neuron_sim/neuron_sim<ID>/ holds the
- * fault switch, a reset trigger and the count of resets the simulated
- * firmware finished.  Nothing here is needed for the simulator to work, so
- * no debugfs failure is reported.
+ * fault switch, a reset trigger, the count of resets the simulated
+ * firmware finished, and the DMA fault switches and counters.  Nothing here
+ * is needed for the simulator to work, so no debugfs failure is reported.
  */
 
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
@@ -88,6 +88,72 @@ static const struct file_operations nsim_reset_fops = {
 	.llseek = noop_llseek,
 };
 
+/* dma_abort and dma_stall: "0" or "1"; the file's data selects the switch. */
+static ssize_t nsim_dma_fault_read(struct file *file, char __user *ubuf, size_t count,
+				   loff_t *ppos, bool stall)
+{
+	struct nsim_dev *sd = file->private_data;
+	char buf[4];
+	int len;
+
+	len = scnprintf(buf, sizeof(buf), "%d\n", nsim_dma_get_fault(sd, stall));
+	return simple_read_from_buffer(ubuf, count, ppos, buf, len);
+}
+
+static ssize_t nsim_dma_fault_write(struct file *file, const char __user *ubuf, size_t count,
+				    bool stall)
+{
+	struct nsim_dev *sd = file->private_data;
+	bool on;
+	int ret;
+
+	ret = kstrtobool_from_user(ubuf, count, &on);
+	if (ret)
+		return ret;
+	nsim_dma_set_fault(sd, stall, on);
+	return count;
+}
+
+static ssize_t nsim_dma_abort_read(struct file *file, char __user *ubuf, size_t count,
+				   loff_t *ppos)
+{
+	return nsim_dma_fault_read(file, ubuf, count, ppos, false);
+}
+
+static ssize_t nsim_dma_abort_write(struct file *file, const char __user *ubuf, size_t count,
+				    loff_t *ppos)
+{
+	return nsim_dma_fault_write(file, ubuf, count, false);
+}
+
+static ssize_t nsim_dma_stall_read(struct file *file, char __user *ubuf, size_t count,
+				   loff_t *ppos)
+{
+	return nsim_dma_fault_read(file, ubuf, count, ppos, true);
+}
+
+static ssize_t nsim_dma_stall_write(struct file *file, const char __user *ubuf, size_t count,
+				    loff_t *ppos)
+{
+	return nsim_dma_fault_write(file, ubuf, count, true);
+}
+
+static const struct file_operations nsim_dma_abort_fops = {
+	.owner = THIS_MODULE,
+	.open = simple_open,
+	.read = nsim_dma_abort_read,
+	.write = nsim_dma_abort_write,
+	.llseek = default_llseek,
+};
+
+static const struct file_operations nsim_dma_stall_fops = {
+	.owner = THIS_MODULE,
+	.open = simple_open,
+	.read = nsim_dma_stall_read,
+	.write = nsim_dma_stall_write,
+	.llseek = default_llseek,
+};
+
 /**
  * nsim_debugfs_init() - create /sys/kernel/debug/neuron_sim
  */
@@ -117,6 +183,11 @@ void nsim_dev_debugfs_add(struct nsim_dev *sd)
 	debugfs_create_file("fault", 0600, sd->ddir, sd, &nsim_fault_fops);
 	debugfs_create_file("reset", 0200, sd->ddir, sd, &nsim_reset_fops);
 	debugfs_create_u32("resets", 0400, sd->ddir, &sd->resets);
+	debugfs_create_file("dma_abort", 0600, sd->ddir, sd, &nsim_dma_abort_fops);
+	debugfs_create_file("dma_stall", 0600, sd->ddir, sd, &nsim_dma_stall_fops);
+	debugfs_create_u32("dma_errors", 0400, sd->ddir, &sd->dma_errors);
+	debugfs_create_u64("dma_descs", 0400, sd->ddir, &sd->dma_descs);
+	debugfs_create_u64("dma_bytes", 0400, sd->ddir, &sd->dma_bytes);
 }
 
 /**

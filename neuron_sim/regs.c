@@ -24,6 +24,8 @@
 #include <linux/string.h>
 #include <linux/vmalloc.h>
 
+#include <kunit/visibility.h>
+
 #include "sim.h"
 
 static unsigned int nsim_reset_delay_ms = 20;
@@ -207,6 +209,7 @@ static u32 nsim_bar0_read(struct nsim_dev *sd, u64 off)
 {
 	unsigned int moff;
 	void *entry;
+	u32 val;
 
 	if (off >= sd->gen->bar0_size)
 		return ~0U;
@@ -214,6 +217,8 @@ static u32 nsim_bar0_read(struct nsim_dev *sd, u64 off)
 		return nsim_misc_read(sd, moff);
 	if (off == sd->gen->qemu_reset_reg)
 		return 0;
+	if (nsim_dma_read(sd, off, &val))
+		return val;
 
 	entry = xa_load(&sd->regs, off / 4);
 	return entry ? xa_to_value(entry) : 0;
@@ -235,13 +240,15 @@ static void nsim_bar0_write(struct nsim_dev *sd, u64 off, u32 val)
 
 	if (!val) {
 		xa_erase(&sd->regs, off / 4);
-		return;
+	} else {
+		old = xa_store(&sd->regs, off / 4, xa_mk_value(val), GFP_ATOMIC);
+		if (xa_is_err(old))
+			dev_warn_ratelimited(&sd->dev,
+					     "register 0x%llx: write dropped (%d)\n",
+					     off, xa_err(old));
 	}
-	old = xa_store(&sd->regs, off / 4, xa_mk_value(val), GFP_ATOMIC);
-	if (xa_is_err(old))
-		dev_warn_ratelimited(&sd->dev,
-				     "register 0x%llx: write dropped (%d)\n",
-				     off, xa_err(old));
+	/* DMA registers that act (doorbells, queue reset, state) */
+	nsim_dma_write(sd, off, val);
 }
 
 static u32 nsim_mem_read(struct nsim_dev *sd, u64 off)
@@ -320,7 +327,9 @@ static int nsim_map_bar(void *ctx, unsigned int bar, bool wc,
 				GFP_KERNEL | __GFP_ZERO | __GFP_NORETRY | __GFP_NOWARN);
 		if (!mem)
 			return -ENOMEM;
+		spin_lock(&sd->dma_lock);
 		sd->mem = mem;
+		spin_unlock(&sd->dma_lock);
 		out->iomem = NULL;
 		out->phys = 0;
 		out->size = sd->mem_size;
@@ -357,10 +366,15 @@ static int nsim_mmap_bar(void *ctx, unsigned int bar, u64 off, struct vm_area_st
 static void nsim_unmap_bar(void *ctx, unsigned int bar, struct neuron_bar *b)
 {
 	struct nsim_dev *sd = ctx;
+	void *mem;
 
 	if (bar == NSIM_BAR_MEM) {
-		vfree(sd->mem);
+		/* The DMA engines use the RAM under dma_lock only. */
+		spin_lock(&sd->dma_lock);
+		mem = sd->mem;
 		sd->mem = NULL;
+		spin_unlock(&sd->dma_lock);
+		vfree(mem);
 	}
 }
 
@@ -378,6 +392,7 @@ void nsim_regs_init(struct nsim_dev *sd, enum nsim_fault fault)
 	spin_lock_init(&sd->lock);
 	xa_init(&sd->regs);
 	INIT_DELAYED_WORK(&sd->reset_work, nsim_reset_work);
+	nsim_dma_init(sd);
 
 	sd->fault = fault;
 	*nsim_misc(sd, NSIM_MISC_API_VERSION) = NSIM_FW_API_VERSION;
@@ -385,6 +400,7 @@ void nsim_regs_init(struct nsim_dev *sd, enum nsim_fault fault)
 	*nsim_misc(sd, NSIM_MISC_SERIAL_LO) = lower_32_bits(serial);
 	*nsim_misc(sd, NSIM_MISC_SERIAL_HI) = upper_32_bits(serial);
 }
+EXPORT_SYMBOL_IF_KUNIT(nsim_regs_init);
 
 /**
  * nsim_regs_fill_desc() - point a bus description at the register model
@@ -399,17 +415,21 @@ void nsim_regs_fill_desc(struct nsim_dev *sd, struct neuron_bus_desc *desc)
 	desc->reg_ops = &nsim_reg_ops;
 	desc->ctx = sd;
 }
+EXPORT_SYMBOL_IF_KUNIT(nsim_regs_fill_desc);
 
 /**
  * nsim_regs_stop() - wait for the simulated firmware to go quiet
  * @sd: the simulated device, no longer known to the core
  *
- * Cancels a reset in flight and waits for its work item if it is running.
+ * Cancels a reset in flight and waits for its work item if it is running;
+ * stops the DMA engines and waits for their work item.
  */
 void nsim_regs_stop(struct nsim_dev *sd)
 {
 	cancel_delayed_work_sync(&sd->reset_work);
+	nsim_dma_stop(sd);
 }
+EXPORT_SYMBOL_IF_KUNIT(nsim_regs_stop);
 
 /**
  * nsim_regs_fini() - free the register state
@@ -417,7 +437,9 @@ void nsim_regs_stop(struct nsim_dev *sd)
  */
 void nsim_regs_fini(struct nsim_dev *sd)
 {
+	nsim_dma_fini(sd);
 	vfree(sd->mem);
 	sd->mem = NULL;
 	xa_destroy(&sd->regs);
 }
+EXPORT_SYMBOL_IF_KUNIT(nsim_regs_fini);

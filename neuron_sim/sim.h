@@ -106,8 +106,19 @@ struct nsim_gen {
  * @reset_work: finishes a reset @reset_delay_ms after the doorbell
  * @regs: BAR 0 outside MiscRAM: register index (offset / 4) to value, only
  *	non-zero values stored; the xarray's own lock serialises updates
- * @mem: BAR 4 RAM while BAR 4 is mapped, else NULL
+ * @mem: BAR 4 RAM while BAR 4 is mapped, else NULL; set and cleared under
+ *	@dma_lock as well, so the DMA engines never see it go away
  * @mem_size: size of @mem
+ * @dma_lock: protects @dma_engines' contents, @dma_stopped, @dma_abort,
+ *	@dma_stall and the DMA counters (dma.c)
+ * @dma_engines: engine index to its execution state, created on first use
+ * @dma_work: executes queued descriptors when dma_mode is async
+ * @dma_stopped: the device is going away: execute and schedule nothing
+ * @dma_abort: fault switch: the next descriptor fails and aborts its engine
+ * @dma_stall: fault switch: engines make no progress while set
+ * @dma_errors: engine errors so far (debugfs)
+ * @dma_descs: descriptors executed so far (debugfs)
+ * @dma_bytes: bytes copied so far (debugfs)
  * @ddir: debugfs directory
  */
 struct nsim_dev {
@@ -137,6 +148,20 @@ struct nsim_dev {
 	void *mem;
 	size_t mem_size;
 
+	/*
+	 * protects dma_engines' contents, dma_stopped, dma_abort, dma_stall,
+	 * the DMA counters, and mem against unmapping while a copy runs
+	 */
+	spinlock_t dma_lock;
+	struct xarray dma_engines;
+	struct work_struct dma_work;
+	bool dma_stopped;
+	bool dma_abort;
+	bool dma_stall;
+	u32 dma_errors;
+	u64 dma_descs;
+	u64 dma_bytes;
+
 	struct dentry *ddir;
 };
 
@@ -149,6 +174,15 @@ const char *nsim_fault_name(enum nsim_fault fault);
 int nsim_fault_parse(const char *s, enum nsim_fault *fault);
 enum nsim_fault nsim_fault_get(struct nsim_dev *sd);
 void nsim_fault_set(struct nsim_dev *sd, enum nsim_fault fault);
+
+/* dma.c */
+void nsim_dma_init(struct nsim_dev *sd);
+void nsim_dma_stop(struct nsim_dev *sd);
+void nsim_dma_fini(struct nsim_dev *sd);
+void nsim_dma_write(struct nsim_dev *sd, u64 off, u32 val);
+bool nsim_dma_read(struct nsim_dev *sd, u64 off, u32 *val);
+void nsim_dma_set_fault(struct nsim_dev *sd, bool stall, bool on);
+bool nsim_dma_get_fault(struct nsim_dev *sd, bool stall);
 
 /* debugfs.c */
 void nsim_debugfs_init(void);
