@@ -107,12 +107,12 @@ static void set_live(long n)
 		err = alloc_chunk(nlive % nhbm, &live[nlive]);
 		if (err) {
 			fprintf(stderr,
-				"live chunk %ld: %s (load neuron_sim with mem_size=512M)\n",
-				nlive, strerror(err));
+				"live chunk %ld (%ld holes): %s (load neuron_sim with mem_size=512M)\n",
+				nlive, nholes, strerror(err));
 			exit(1);
 		}
-		/* A chunk right after it, freed below: a hole. */
-		if (nlive % HOLE_EVERY == HOLE_EVERY - 1) {
+		/* A chunk right after it on its channel, freed below: a hole. */
+		if (nlive / nhbm % HOLE_EVERY == HOLE_EVERY - 1) {
 			err = alloc_chunk(nlive % nhbm, &holes[nholes]);
 			if (err)
 				die("MEM_ALLOC_V2 (hole)", err);
