@@ -296,6 +296,13 @@ long neuron_ioctl_dump_mem_chunks(struct neuron_file *nf, void __user *arg)
 	if (copy_from_user(&a, arg, sizeof(a)))
 		return -EFAULT;
 	cap = min_t(u32, a.num_entries_in, NEURON_DUMP_MAX);
+	/* Size the buffer by what exists, not by what the caller offers. */
+	if (cap) {
+		ret = neuron_mem_dump(nf->nd, a.hbm_index, NULL, 0, &total);
+		if (ret)
+			return ret;
+		cap = min(cap, total);
+	}
 	if (cap) {
 		out = kvcalloc(cap, sizeof(*out), GFP_KERNEL);
 		if (!out)
@@ -309,8 +316,12 @@ long neuron_ioctl_dump_mem_chunks(struct neuron_file *nf, void __user *arg)
 		goto out;
 	if (put_user(total, (u32 __user *)(arg + offsetof(typeof(a), num_entries_out))))
 		goto out;
-	/* num_entries_in 0 asks for the count alone. */
-	ret = a.num_entries_in && total > a.num_entries_in ? -EAGAIN : 0;
+	/*
+	 * num_entries_in 0 asks for the count alone; otherwise, more chunks
+	 * than were written (the buffer was short, or chunks appeared since
+	 * it was sized) is -EAGAIN.
+	 */
+	ret = a.num_entries_in && total > cap ? -EAGAIN : 0;
 out:
 	kvfree(out);
 	return ret;
