@@ -10,6 +10,8 @@
  *   modprobe -r neuron   unloads it again,
  *   lsmod | grep neuron  lists it,
  *
+ * (neuron_udma, the DMA engine library, comes with it as a soft
+ * dependency: the core would load it on first use anyway),
  * and /sys/module/neuron/version holds the driver version the Neuron
  * runtime checks.  It also carries the PCI id table, so PCI hotplug and
  * boot load it, and registers neuron_core's PCI driver for those ids: on
@@ -67,7 +69,7 @@ static void __exit neuron_exit(void)
 module_init(neuron_init);
 module_exit(neuron_exit);
 
-MODULE_SOFTDEP("pre: neuron_core neuron_dhal_v2 neuron_dhal_v3 neuron_dhal_v4");
+MODULE_SOFTDEP("pre: neuron_core neuron_dhal_v2 neuron_dhal_v3 neuron_dhal_v4 neuron_udma");
 MODULE_IMPORT_NS(NEURON_NS);
 MODULE_DESCRIPTION("AWS Neuron accelerator driver (loads neuron_core and the DHAL modules)");
 MODULE_AUTHOR("The neuron driver authors");

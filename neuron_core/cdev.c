@@ -51,8 +51,11 @@ static int neuron_attach_locked(struct neuron_device *nd, struct pid *tgid)
 	return 0;
 }
 
-/* Drop one attached file of @tgid; the process detaches with its last one. */
-static void neuron_detach(struct neuron_device *nd, struct pid *tgid)
+/*
+ * Drop one attached file of @tgid; the process detaches with its last one.
+ * Return: whether it did.
+ */
+static bool neuron_detach(struct neuron_device *nd, struct pid *tgid)
 {
 	struct pid *put = NULL;
 	int i;
@@ -72,6 +75,7 @@ static void neuron_detach(struct neuron_device *nd, struct pid *tgid)
 	}
 	mutex_unlock(&nd->lock);
 	put_pid(put);
+	return put;
 }
 
 static bool neuron_open_may_proceed(struct neuron_device *nd)
@@ -92,6 +96,7 @@ static int neuron_open(struct inode *inode, struct file *file)
 	if (!nf)
 		return -ENOMEM;
 	nf->nd = nd;
+	neuron_dma_async_init(&nf->async);
 
 	if ((file->f_flags & O_ACCMODE) == O_WRONLY) {
 		if (READ_ONCE(nd->state) == NEURON_STATE_GONE) {
@@ -141,8 +146,12 @@ static int neuron_release(struct inode *inode, struct file *file)
 {
 	struct neuron_file *nf = file->private_data;
 
+	/* Copies in flight end before the process's memory can go. */
+	neuron_dma_async_release(nf->nd, &nf->async);
 	if (nf->tgid) {
-		neuron_detach(nf->nd, nf->tgid);
+		/* Its queues hold their chunks until they are released here. */
+		if (neuron_detach(nf->nd, nf->tgid))
+			neuron_dma_detach(nf->nd, nf->tgid);
 		put_pid(nf->tgid);
 	}
 	kfree(nf);

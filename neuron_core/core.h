@@ -27,6 +27,7 @@
 #include <neuron/device.h>
 #include <neuron/dhal.h>
 
+#include "dma.h"
 #include "mem.h"
 
 /* Minors of /dev/neuronN: one per possible routing id. */
@@ -106,6 +107,7 @@ struct neuron_identity {
  * @ident_valid: @ident is filled in; set once under @lock with release
  *	semantics, read with acquire semantics
  * @mem: memory pools, chunks and handles (mem.c), with their own lock
+ * @dma: DMA channels and copies (dma.c), with their own locks
  */
 struct neuron_device {
 	struct device dev;
@@ -140,16 +142,19 @@ struct neuron_device {
 	struct neuron_identity ident;
 	bool ident_valid;
 	struct neuron_mem mem;
+	struct neuron_dma dma;
 };
 
 /**
  * struct neuron_file - per open file of /dev/neuronN
  * @nd: the device (pinned by the open file)
  * @tgid: the attached process, NULL for a free-access (O_WRONLY) file
+ * @async: the file's asynchronous copies (MEM_COPY_ASYNC)
  */
 struct neuron_file {
 	struct neuron_device *nd;
 	struct pid *tgid;
+	struct neuron_dma_async async;
 };
 
 /* main.c */

@@ -244,6 +244,7 @@ static int neuron_device_publish(struct neuron_device *nd)
 		return ret;
 	}
 	neuron_mem_debugfs_add(nd);
+	neuron_dma_debugfs_add(nd);
 	dev_set_uevent_suppress(&nd->dev, false);
 	kobject_uevent(&nd->dev.kobj, KOBJ_ADD);
 	mutex_lock(&nd->lock);
@@ -437,6 +438,7 @@ static void neuron_device_release(struct device *dev)
 {
 	struct neuron_device *nd = container_of(dev, struct neuron_device, dev);
 
+	neuron_dma_fini(nd);
 	neuron_mem_fini(nd);
 	mutex_destroy(&nd->lock);
 	kfree(nd);
@@ -472,6 +474,7 @@ struct neuron_device *neuron_device_create(const struct neuron_bus_desc *desc)
 	INIT_WORK(&nd->work, neuron_device_work);
 	INIT_LIST_HEAD(&nd->node);
 	neuron_mem_init(nd);
+	neuron_dma_init(nd);
 
 	device_initialize(&nd->dev);
 	nd->dev.class = neuron_core_class();
@@ -522,8 +525,12 @@ void neuron_device_destroy(struct neuron_device *nd)
 	/* The worker is done: nothing changes @published any more. */
 	published = nd->published;
 
-	/* Wait out file operations that passed their state check. */
+	/*
+	 * Wait out file operations that passed their state check, then stop
+	 * DMA (copies in flight belong to files that may outlive this).
+	 */
 	down_write(&nd->usage);
+	neuron_dma_device_gone(nd);
 	up_write(&nd->usage);
 
 	if (published) {

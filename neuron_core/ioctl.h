@@ -64,6 +64,26 @@ long neuron_ioctl_dump_mem_chunks(struct neuron_file *nf, void __user *arg);
 long neuron_ioctl_mem_buf_copy(struct neuron_file *nf, void __user *arg);
 long neuron_ioctl_mem_buf_copy64(struct neuron_file *nf, void __user *arg);
 
+/* ioctl_dma.c: DMA copies and engine state */
+long neuron_ioctl_mem_copy(struct neuron_file *nf, void __user *arg);
+long neuron_ioctl_mem_copy64(struct neuron_file *nf, void __user *arg);
+long neuron_ioctl_memset(struct neuron_file *nf, void __user *arg);
+long neuron_ioctl_memset64(struct neuron_file *nf, void __user *arg);
+long neuron_ioctl_mem_copy_async(struct neuron_file *nf, void __user *arg);
+long neuron_ioctl_mem_copy_async64(struct neuron_file *nf, void __user *arg);
+long neuron_ioctl_mem_copy_async_wait(struct neuron_file *nf, void __user *arg);
+long neuron_ioctl_dma_eng_get_state(struct neuron_file *nf, void __user *arg);
+long neuron_ioctl_dma_queue_get_state(struct neuron_file *nf, void __user *arg);
+long neuron_ioctl_dma_eng_init(struct neuron_file *nf, void __user *arg);
+long neuron_ioctl_dma_queue_init(struct neuron_file *nf, void __user *arg);
+long neuron_ioctl_dma_queue_init_batch(struct neuron_file *nf, void __user *arg);
+long neuron_ioctl_dma_queue_release(struct neuron_file *nf, void __user *arg);
+long neuron_ioctl_dma_queue_copy_start(struct neuron_file *nf, void __user *arg);
+long neuron_ioctl_dma_ack_completed(struct neuron_file *nf, void __user *arg);
+long neuron_ioctl_dma_copy_descriptors(struct neuron_file *nf, void __user *arg);
+long neuron_ioctl_dma_copy_descriptors64(struct neuron_file *nf, void __user *arg);
+long neuron_ioctl_dma_descriptor_copyout(struct neuron_file *nf, void __user *arg);
+
 /* dmabuf.c: dma-buf export */
 long neuron_ioctl_dmabuf_fd(struct neuron_file *nf, void __user *arg);
 

@@ -328,7 +328,8 @@ out:
 }
 
 /*
- * MEM_BUF_COPY and _64: a CPU copy between user memory and a host chunk.
+ * MEM_BUF_COPY and _64: a CPU copy between user memory and a host chunk,
+ * a DMA transfer for a device chunk.
  * Device chunks need the DMA engine, which is not written yet.
  */
 static long neuron_ioctl_buf_copy(struct neuron_file *nf, u64 handle, void __user *buf,
@@ -344,12 +345,13 @@ static long neuron_ioctl_buf_copy(struct neuron_file *nf, u64 handle, void __use
 	ret = -EINVAL;
 	if (check_add_overflow(offset, size, &end) || end > mc->size)
 		goto out;
-	ret = -EOPNOTSUPP;
-	if (mc->location != NEURON_MEM_HOST)
-		goto out;
 	ret = 0;
 	if (!size)
 		goto out;
+	if (mc->location != NEURON_MEM_HOST) {
+		ret = neuron_dma_user_copy(nf->nd, mc, offset, buf, size, to_chunk);
+		goto out;
+	}
 	if (to_chunk) {
 		/*
 		 * Fault the whole source in first, so that a bad buffer fails
@@ -374,7 +376,8 @@ out:
  * @arg: struct neuron_ioctl_mem_buf_copy
  *
  * Return: 0; -EFAULT; -EINVAL for a handle not the caller's or a range
- * outside the chunk; -EOPNOTSUPP for device memory (not implemented yet).
+ * outside the chunk; for device memory, the transfer errors of
+ * neuron_ioctl_mem_copy().
  */
 long neuron_ioctl_mem_buf_copy(struct neuron_file *nf, void __user *arg)
 {

@@ -190,7 +190,8 @@ static void neuron_mem_release(struct kref *ref)
  */
 void neuron_mem_put(struct neuron_mem_chunk *mc)
 {
-	kref_put(&mc->ref, neuron_mem_release);
+	if (mc)
+		kref_put(&mc->ref, neuron_mem_release);
 }
 EXPORT_SYMBOL_IF_KUNIT(neuron_mem_put);
 

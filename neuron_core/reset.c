@@ -392,6 +392,7 @@ void neuron_reset_run_cores(struct neuron_device *nd)
  */
 void neuron_reset_device_done(struct neuron_device *nd, int result)
 {
+	neuron_dma_reset_done(nd);
 	neuron_reset_complete(nd, true, NEURON_RESET_QUEUED, result);
 }
 

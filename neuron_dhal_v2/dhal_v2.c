@@ -10,6 +10,7 @@
 
 #include <neuron/compat.h>
 #include <neuron/dhal.h>
+#include <neuron/udma.h>
 
 static const struct neuron_dhal_arch v2_archs[] = {
 	{
@@ -38,8 +39,27 @@ static const struct neuron_dhal_layout v2_layout = {
 	.nc_map = 0x3,
 	.dice = 1,
 	.ts_count = 6,
-	.dma_engines = 34,
-	.dma_queues = 16,
+};
+
+/* DMA engines: a group of 16 per NeuronCore, then one host engine per core. */
+static const u64 v2_udma_group_base[] = { 0x30000000, 0x30700000 };
+static const u64 v2_udma_extra_base[] = { 0x30600000, 0x30d00000 };
+
+static const struct neuron_udma_gen v2_udma = {
+	.generation = 2,
+	.bar = 0,
+	.engines = 34,
+	.groups = ARRAY_SIZE(v2_udma_group_base),
+	.group_engines = 16,
+	.group_base = v2_udma_group_base,
+	.stride = 0x40000,
+	.extra_base = v2_udma_extra_base,
+	.queues = 16,
+	.num_beats = 1024,
+	.m2s_axi_outstanding = 0x0000086f,
+	.s2m_rd_outstanding = 0x00400008,
+	.max_descs_per_pkt = 65,
+	.axi_error_abort = true,
 };
 
 static const u64 v2_hbm_base[] = { 0, 0x1000000000ULL };
@@ -98,6 +118,7 @@ const struct neuron_dhal neuron_dhal_v2 = {
 	.mem = &v2_mem,
 	.fw = &v2_fw,
 	.user = &v2_user,
+	.udma = &v2_udma,
 };
 EXPORT_SYMBOL_NS_GPL(neuron_dhal_v2, NEURON_NS);
 module_neuron_dhal(neuron_dhal_v2);

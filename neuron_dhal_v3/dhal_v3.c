@@ -33,10 +33,33 @@ const struct neuron_dhal_layout neuron_dhal_v3_layout = {
 	.nc_map = 0xff,
 	.dice = 2,
 	.ts_count = 16,
-	.dma_engines = 132,
-	.dma_queues = 16,
 };
 EXPORT_SYMBOL_NS_GPL(neuron_dhal_v3_layout, NEURON_NS);
+
+/*
+ * DMA engines: a group of 32 per SENG (engine block), then four host
+ * engines; each group's first engine has its user interrupt block at
+ * neuron_dhal_v3_udma_fis_base[group].
+ */
+const u64 neuron_dhal_v3_udma_group_base[4] = {
+	0x82000000, 0x94000000, 0xa2000000, 0xb4000000
+};
+EXPORT_SYMBOL_NS_GPL(neuron_dhal_v3_udma_group_base, NEURON_NS);
+
+const u64 neuron_dhal_v3_udma_extra_base[4] = {
+	0x06800000, 0x06900000, 0x46800000, 0x46900000
+};
+EXPORT_SYMBOL_NS_GPL(neuron_dhal_v3_udma_extra_base, NEURON_NS);
+
+const u64 neuron_dhal_v3_udma_fis_base[4] = {
+	0x8c000000, 0x9c400000, 0xac000000, 0xbc400000
+};
+EXPORT_SYMBOL_NS_GPL(neuron_dhal_v3_udma_fis_base, NEURON_NS);
+
+static const struct neuron_udma_gen v3_udma = {
+	.generation = 3,
+	NEURON_DHAL_V3_UDMA,
+};
 
 /* Device addresses of the four HBM regions. */
 const u64 neuron_dhal_v3_hbm_base[4] = {
@@ -145,6 +168,7 @@ const struct neuron_dhal neuron_dhal_v3 = {
 	.mem = &v3_mem,
 	.fw = &neuron_dhal_v3_fw,
 	.user = &neuron_dhal_v3_user,
+	.udma = &v3_udma,
 };
 EXPORT_SYMBOL_NS_GPL(neuron_dhal_v3, NEURON_NS);
 module_neuron_dhal(neuron_dhal_v3);

@@ -38,6 +38,13 @@ static const struct neuron_dhal_mem v4_mem = {
 	.carveout = 16 * SZ_1M,
 };
 
+/* v4's DMA engines are v3's with a second S2M write-outstanding limit. */
+static const struct neuron_udma_gen v4_udma = {
+	.generation = 4,
+	NEURON_DHAL_V3_UDMA,
+	.s2m_wr_outstanding2 = 256,
+};
+
 const struct neuron_dhal neuron_dhal_v4 = {
 	.owner = THIS_MODULE,
 	.name = KBUILD_MODNAME,
@@ -48,6 +55,7 @@ const struct neuron_dhal neuron_dhal_v4 = {
 	.mem = &v4_mem,
 	.fw = &neuron_dhal_v3_fw,
 	.user = &neuron_dhal_v3_user,
+	.udma = &v4_udma,
 };
 EXPORT_SYMBOL_NS_GPL(neuron_dhal_v4, NEURON_NS);
 module_neuron_dhal(neuron_dhal_v4);

@@ -154,6 +154,48 @@ static const struct file_operations nsim_dma_stall_fops = {
 	.llseek = default_llseek,
 };
 
+/*
+ * copy_bench: write a size in bytes to time the engines' own copy of that
+ * many bytes (nsim_dma_copy_bench()); read "SIZE NS" of the last run.
+ */
+static ssize_t nsim_copy_bench_write(struct file *file, const char __user *ubuf, size_t count,
+				     loff_t *ppos)
+{
+	struct nsim_dev *sd = file->private_data;
+	u64 size, ns = 0;
+	int ret;
+
+	ret = kstrtou64_from_user(ubuf, count, 0, &size);
+	if (ret)
+		return ret;
+	ret = nsim_dma_copy_bench(sd, size, &ns);
+	if (ret)
+		return ret;
+	WRITE_ONCE(sd->bench_size, size);
+	WRITE_ONCE(sd->bench_ns, ns);
+	return count;
+}
+
+static ssize_t nsim_copy_bench_read(struct file *file, char __user *ubuf, size_t count,
+				    loff_t *ppos)
+{
+	struct nsim_dev *sd = file->private_data;
+	char buf[48];
+	int len;
+
+	len = scnprintf(buf, sizeof(buf), "%llu %llu\n", READ_ONCE(sd->bench_size),
+			READ_ONCE(sd->bench_ns));
+	return simple_read_from_buffer(ubuf, count, ppos, buf, len);
+}
+
+static const struct file_operations nsim_copy_bench_fops = {
+	.owner = THIS_MODULE,
+	.open = simple_open,
+	.read = nsim_copy_bench_read,
+	.write = nsim_copy_bench_write,
+	.llseek = default_llseek,
+};
+
 /**
  * nsim_debugfs_init() - create /sys/kernel/debug/neuron_sim
  */
@@ -185,6 +227,7 @@ void nsim_dev_debugfs_add(struct nsim_dev *sd)
 	debugfs_create_u32("resets", 0400, sd->ddir, &sd->resets);
 	debugfs_create_file("dma_abort", 0600, sd->ddir, sd, &nsim_dma_abort_fops);
 	debugfs_create_file("dma_stall", 0600, sd->ddir, sd, &nsim_dma_stall_fops);
+	debugfs_create_file("copy_bench", 0600, sd->ddir, sd, &nsim_copy_bench_fops);
 	debugfs_create_u32("dma_errors", 0400, sd->ddir, &sd->dma_errors);
 	debugfs_create_u64("dma_descs", 0400, sd->ddir, &sd->dma_descs);
 	debugfs_create_u64("dma_bytes", 0400, sd->ddir, &sd->dma_bytes);

@@ -25,6 +25,7 @@
 #include <linux/bitfield.h>
 #include <linux/dma-direct.h>
 #include <linux/kernel.h>
+#include <linux/ktime.h>
 #include <linux/minmax.h>
 #include <linux/mm.h>
 #include <linux/moduleparam.h>
@@ -653,6 +654,57 @@ bool nsim_dma_get_fault(struct nsim_dev *sd, bool stall)
 	on = stall ? sd->dma_stall : sd->dma_abort;
 	spin_unlock(&sd->dma_lock);
 	return on;
+}
+
+/**
+ * nsim_dma_copy_bench() - time the engines' own copy, for benchmarks
+ * @sd: the simulated device
+ * @size: bytes, at most the device memory
+ * @ns: the time it took
+ *
+ * Copies the first @size bytes of device memory into freshly allocated,
+ * separate pages, a page at a time, the way the engines copy to a user
+ * buffer pinned by the driver.  Device memory is only read.  This is the
+ * floor any DMA transfer of @size bytes costs here: benchmarks compare the
+ * driver against it (tools/bench/dma).
+ *
+ * Return: 0, -EINVAL for a bad @size or no device memory, -ENOMEM.
+ */
+int nsim_dma_copy_bench(struct nsim_dev *sd, u64 size, u64 *ns)
+{
+	unsigned long n = DIV_ROUND_UP(size, PAGE_SIZE), i;
+	struct page **pages;
+	int ret = 0;
+	ktime_t t;
+
+	if (!size || size > sd->mem_size)
+		return -EINVAL;
+	pages = kvcalloc(n, sizeof(*pages), GFP_KERNEL);
+	if (!pages)
+		return -ENOMEM;
+	for (i = 0; i < n; i++) {
+		pages[i] = alloc_page(GFP_KERNEL);
+		if (!pages[i]) {
+			ret = -ENOMEM;
+			goto out;
+		}
+	}
+	spin_lock(&sd->dma_lock);
+	if (!sd->mem) {
+		ret = -EINVAL;
+	} else {
+		t = ktime_get();
+		for (i = 0; i < n; i++)
+			memmove(page_address(pages[i]), sd->mem + i * PAGE_SIZE,
+				min_t(u64, PAGE_SIZE, size - i * PAGE_SIZE));
+		*ns = ktime_to_ns(ktime_sub(ktime_get(), t));
+	}
+	spin_unlock(&sd->dma_lock);
+out:
+	for (i = 0; i < n && pages[i]; i++)
+		__free_page(pages[i]);
+	kvfree(pages);
+	return ret;
 }
 
 /**

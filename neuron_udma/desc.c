@@ -20,53 +20,6 @@
 #define UDMA_COPY_FLAGS	(NEURON_UDMA_COPY_DMB | NEURON_UDMA_COPY_WR_BARRIER | \
 			 NEURON_UDMA_COPY_SOW | NEURON_UDMA_COPY_INT)
 
-/**
- * neuron_udma_desc_count() - descriptor pairs a copy of @len bytes takes
- * @len: bytes
- *
- * Return: @len divided by NEURON_UDMA_MAX_DESC_LEN, rounded up (0 for 0);
- * U32_MAX when that does not fit (no ring is that large).
- */
-u32 neuron_udma_desc_count(u64 len)
-{
-	/* Not DIV_ROUND_UP: len + 64 KiB - 1 overflows for the largest lengths. */
-	u64 n = len / NEURON_UDMA_MAX_DESC_LEN + !!(len % NEURON_UDMA_MAX_DESC_LEN);
-
-	return n > U32_MAX ? U32_MAX : n;
-}
-EXPORT_SYMBOL_NS_GPL(neuron_udma_desc_count, NEURON_NS);
-
-/**
- * neuron_udma_ring_free() - slots that can be filled
- * @r: a ring with a power-of-two size
- *
- * NEURON_UDMA_RING_RESERVED slots are always kept empty, so an empty ring
- * has @r->size - 16 free slots.
- *
- * Return: free slots.
- */
-u32 neuron_udma_ring_free(const struct neuron_udma_ring *r)
-{
-	if (!r->size)
-		return 0;
-	return (r->head - (r->tail + NEURON_UDMA_RING_RESERVED)) & (r->size - 1);
-}
-EXPORT_SYMBOL_NS_GPL(neuron_udma_ring_free, NEURON_NS);
-
-/**
- * neuron_udma_ring_unrung() - descriptors filled but not yet announced
- * @r: a ring with a power-of-two size
- *
- * Return: how far the doorbell must advance the engine's tail.
- */
-u32 neuron_udma_ring_unrung(const struct neuron_udma_ring *r)
-{
-	if (!r->size)
-		return 0;
-	return (r->tail - r->rung) & (r->size - 1);
-}
-EXPORT_SYMBOL_NS_GPL(neuron_udma_ring_unrung, NEURON_NS);
-
 static u32 udma_ctrl(u32 len, u8 ring_id, u32 ctrl_flags)
 {
 	/* 65536 wraps to 0 in the 16-bit field, which is how it is encoded. */

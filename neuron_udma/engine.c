@@ -190,21 +190,41 @@ static void udma_engine_prefetch(struct neuron_udma_engine *eng)
 }
 
 /**
- * neuron_udma_engine_init() - set up an engine
- * @eng: the engine, zeroed or left by an earlier init (overwritten)
- * @nd: the device whose registers to program
+ * neuron_udma_engine_base() - register offset of an engine
+ * @gen: the generation's knobs
+ * @index: engine id
+ * @base: where the BAR offset of the engine's register block goes
+ *
+ * Return: 0, or -EINVAL when @gen has no engine @index.
+ */
+int neuron_udma_engine_base(const struct neuron_udma_gen *gen, unsigned int index, u64 *base)
+{
+	u32 grouped = gen->groups * gen->group_engines;
+
+	if (index >= gen->engines)
+		return -EINVAL;
+	if (index < grouped)
+		*base = gen->group_base[index / gen->group_engines] +
+			(index % gen->group_engines) * gen->stride;
+	else
+		*base = gen->extra_base[index - grouped];
+	return 0;
+}
+EXPORT_SYMBOL_NS_GPL(neuron_udma_engine_base, NEURON_NS);
+
+/**
+ * neuron_udma_engine_bind() - describe an engine without programming it
+ * @eng: filled in
+ * @nd: the device whose registers it uses
  * @gen: the generation's knobs; must outlive @eng
  * @index: engine id
  *
- * Enables every queue, programs the engine defaults, arms the error
- * interrupts to abort the engine, sets the completion and prefetch
- * configs.  Queues have no ring until neuron_udma_queue_init().  The
- * engine's state is not changed: an engine comes out of device reset
- * running.
+ * Enough to read the engine's state and its queues' registers; nothing is
+ * written to the hardware.  neuron_udma_engine_init() starts with this.
  *
  * Return: 0, or -EINVAL for a bad @index or inconsistent @gen.
  */
-int neuron_udma_engine_init(struct neuron_udma_engine *eng, struct neuron_device *nd,
+int neuron_udma_engine_bind(struct neuron_udma_engine *eng, struct neuron_device *nd,
 			    const struct neuron_udma_gen *gen, unsigned int index)
 {
 	unsigned int q;
@@ -229,6 +249,34 @@ int neuron_udma_engine_init(struct neuron_udma_engine *eng, struct neuron_device
 		eng->queue[q].eng = eng;
 		eng->queue[q].qid = q;
 	}
+	return 0;
+}
+EXPORT_SYMBOL_NS_GPL(neuron_udma_engine_bind, NEURON_NS);
+
+/**
+ * neuron_udma_engine_init() - set up an engine
+ * @eng: the engine, zeroed or left by an earlier init (overwritten)
+ * @nd: the device whose registers to program
+ * @gen: the generation's knobs; must outlive @eng
+ * @index: engine id
+ *
+ * Enables every queue, programs the engine defaults, arms the error
+ * interrupts to abort the engine, sets the completion and prefetch
+ * configs.  Queues have no ring until neuron_udma_queue_init().  The
+ * engine's state is not changed: an engine comes out of device reset
+ * running.
+ *
+ * Return: 0, or -EINVAL for a bad @index or inconsistent @gen.
+ */
+int neuron_udma_engine_init(struct neuron_udma_engine *eng, struct neuron_device *nd,
+			    const struct neuron_udma_gen *gen, unsigned int index)
+{
+	unsigned int q;
+	int ret;
+
+	ret = neuron_udma_engine_bind(eng, nd, gen, index);
+	if (ret)
+		return ret;
 
 	for (q = 0; q < gen->queues; q++) {
 		neuron_udma_wr(eng, neuron_udma_qreg(false, q, NEURON_UDMA_Q_CFG),

@@ -3,10 +3,10 @@
  * neuron_udma: the UDMA engine library of the Neuron driver.  See
  * include/neuron/udma.h and Documentation/dma.rst.
  *
- * The functions are exported in the NEURON namespace for the DHAL modules.
- * The core is meant to reach them through the ops table below, registered
- * at load time, so that it does not link against this module; until the
- * core has that hook (neuron_udma_register()), the table is only built.
+ * The core reaches the library through the ops table below, registered at
+ * load time, so that it does not link against this module and loads it
+ * only when a device first needs DMA.  The functions are also exported in
+ * the NEURON namespace for tests.
  */
 
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
@@ -16,9 +16,9 @@
 #include <neuron/compat.h>
 #include <neuron/udma.h>
 
-static const struct neuron_udma_ops neuron_udma_impl __maybe_unused = {
+static const struct neuron_udma_ops neuron_udma_impl = {
 	.owner = THIS_MODULE,
-	.gen_default = neuron_udma_gen_default,
+	.engine_bind = neuron_udma_engine_bind,
 	.engine_init = neuron_udma_engine_init,
 	.engine_error_setup = neuron_udma_engine_error_setup,
 	.engine_set_state = neuron_udma_engine_set_state,
@@ -28,19 +28,19 @@ static const struct neuron_udma_ops neuron_udma_impl __maybe_unused = {
 	.queue_state = neuron_udma_queue_state,
 	.copy_prepare = neuron_udma_copy_prepare,
 	.marker_prepare = neuron_udma_marker_prepare,
+	.doorbell = neuron_udma_doorbell,
 	.submit = neuron_udma_submit,
 	.ack = neuron_udma_ack,
 };
 
 static int __init neuron_udma_init(void)
 {
-	/* Registration with the core goes here: neuron_udma_register(&neuron_udma_impl). */
-	return 0;
+	return neuron_udma_register(&neuron_udma_impl);
 }
 
 static void __exit neuron_udma_exit(void)
 {
-	/* And here: neuron_udma_unregister(&neuron_udma_impl). */
+	neuron_udma_unregister(&neuron_udma_impl);
 }
 
 module_init(neuron_udma_init);

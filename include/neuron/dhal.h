@@ -24,6 +24,7 @@
 
 struct module;
 struct neuron_device;
+struct neuron_udma_gen;
 
 /* Most HBM regions any generation has. */
 #define NEURON_MAX_HBM		4
@@ -54,8 +55,8 @@ struct neuron_dhal_arch {
  * @nc_map: bitmap of NeuronCores present
  * @dice: dies per device
  * @ts_count: TOP_SP (sequencer) blocks per device
- * @dma_engines: DMA engines per device (including host-to-device engines)
- * @dma_queues: queues per DMA engine
+ *
+ * The DMA engines' geometry is in &neuron_dhal.udma.
  */
 struct neuron_dhal_layout {
 	u8 apb_bar;
@@ -66,8 +67,6 @@ struct neuron_dhal_layout {
 	u32 nc_map;
 	u32 dice;
 	u32 ts_count;
-	u32 dma_engines;
-	u32 dma_queues;
 };
 
 /**
@@ -159,6 +158,8 @@ struct neuron_dhal_user {
  * @mem: device memory layout
  * @fw: firmware facts
  * @user: what user space may reach directly; NULL for nothing
+ * @udma: where the DMA engines are and the generation's engine settings
+ *	(include/neuron/udma.h); NULL when the generation has no DMA support
  */
 struct neuron_dhal {
 	struct module *owner;
@@ -170,6 +171,7 @@ struct neuron_dhal {
 	const struct neuron_dhal_mem *mem;
 	const struct neuron_dhal_fw *fw;
 	const struct neuron_dhal_user *user;
+	const struct neuron_udma_gen *udma;
 };
 
 /**

@@ -24,6 +24,7 @@
 #include <linux/bits.h>
 #include <linux/build_bug.h>
 #include <linux/compiler.h>
+#include <linux/limits.h>
 #include <linux/sizes.h>
 #include <linux/types.h>
 #include <asm/byteorder.h>
@@ -406,10 +407,11 @@ struct neuron_udma_queue_state {
 
 /* ---- The library ---------------------------------------------------- */
 
-const struct neuron_udma_gen *neuron_udma_gen_default(unsigned int generation);
 int neuron_udma_engine_base(const struct neuron_udma_gen *gen, unsigned int index,
 			    u64 *base);
 
+int neuron_udma_engine_bind(struct neuron_udma_engine *eng, struct neuron_device *nd,
+			    const struct neuron_udma_gen *gen, unsigned int index);
 int neuron_udma_engine_init(struct neuron_udma_engine *eng, struct neuron_device *nd,
 			    const struct neuron_udma_gen *gen, unsigned int index);
 void neuron_udma_engine_error_setup(struct neuron_udma_engine *eng);
@@ -422,9 +424,6 @@ int neuron_udma_queue_init(struct neuron_udma_engine *eng, unsigned int qid,
 int neuron_udma_queue_reset(struct neuron_udma_queue *q);
 void neuron_udma_queue_state(struct neuron_udma_queue *q, struct neuron_udma_queue_state *st);
 
-u32 neuron_udma_desc_count(u64 len);
-u32 neuron_udma_ring_free(const struct neuron_udma_ring *r);
-u32 neuron_udma_ring_unrung(const struct neuron_udma_ring *r);
 void neuron_udma_desc_m2s(struct neuron_udma_desc *d, u64 src, u32 len, u8 ring_id,
 			  u32 ctrl_flags, u32 meta);
 void neuron_udma_desc_s2m(struct neuron_udma_desc *d, u64 dst, u32 len, u8 ring_id,
@@ -436,6 +435,50 @@ int neuron_udma_marker_prepare(struct neuron_udma_queue *q, u64 marker_src, u64 
 void neuron_udma_doorbell(struct neuron_udma_queue *q, u32 m2s_n, u32 s2m_n);
 u32 neuron_udma_submit(struct neuron_udma_queue *q);
 int neuron_udma_ack(struct neuron_udma_queue *q, u32 n);
+
+/**
+ * neuron_udma_desc_count() - descriptor pairs a copy of @len bytes takes
+ * @len: bytes
+ *
+ * Return: @len divided by NEURON_UDMA_MAX_DESC_LEN, rounded up (0 for 0);
+ * U32_MAX when that does not fit (no ring is that large).
+ */
+static inline u32 neuron_udma_desc_count(u64 len)
+{
+	/* Not DIV_ROUND_UP: len + 64 KiB - 1 overflows for the largest lengths. */
+	u64 n = len / NEURON_UDMA_MAX_DESC_LEN + !!(len % NEURON_UDMA_MAX_DESC_LEN);
+
+	return n > U32_MAX ? U32_MAX : n;
+}
+
+/**
+ * neuron_udma_ring_free() - slots that can be filled
+ * @r: a ring with a power-of-two size
+ *
+ * NEURON_UDMA_RING_RESERVED slots are always kept empty, so an empty ring
+ * has @r->size - 16 free slots.
+ *
+ * Return: free slots.
+ */
+static inline u32 neuron_udma_ring_free(const struct neuron_udma_ring *r)
+{
+	if (!r->size)
+		return 0;
+	return (r->head - (r->tail + NEURON_UDMA_RING_RESERVED)) & (r->size - 1);
+}
+
+/**
+ * neuron_udma_ring_unrung() - descriptors filled but not yet announced
+ * @r: a ring with a power-of-two size
+ *
+ * Return: how far the doorbell must advance the engine's tail.
+ */
+static inline u32 neuron_udma_ring_unrung(const struct neuron_udma_ring *r)
+{
+	if (!r->size)
+		return 0;
+	return (r->tail - r->rung) & (r->size - 1);
+}
 
 /**
  * neuron_udma_marker_arm() - get a completion marker ready
@@ -466,7 +509,7 @@ static inline bool neuron_udma_marker_seen(const __le32 *m)
  * struct neuron_udma_ops - the engine implementation neuron_udma registers
  *	with the core
  * @owner: the module implementing it (pinned while the core uses it)
- * @gen_default: neuron_udma_gen_default()
+ * @engine_bind: neuron_udma_engine_bind()
  * @engine_init: neuron_udma_engine_init()
  * @engine_error_setup: neuron_udma_engine_error_setup()
  * @engine_set_state: neuron_udma_engine_set_state()
@@ -476,12 +519,14 @@ static inline bool neuron_udma_marker_seen(const __le32 *m)
  * @queue_state: neuron_udma_queue_state()
  * @copy_prepare: neuron_udma_copy_prepare()
  * @marker_prepare: neuron_udma_marker_prepare()
+ * @doorbell: neuron_udma_doorbell()
  * @submit: neuron_udma_submit()
  * @ack: neuron_udma_ack()
  */
 struct neuron_udma_ops {
 	struct module *owner;
-	const struct neuron_udma_gen *(*gen_default)(unsigned int generation);
+	int (*engine_bind)(struct neuron_udma_engine *eng, struct neuron_device *nd,
+			   const struct neuron_udma_gen *gen, unsigned int index);
 	int (*engine_init)(struct neuron_udma_engine *eng, struct neuron_device *nd,
 			   const struct neuron_udma_gen *gen, unsigned int index);
 	void (*engine_error_setup)(struct neuron_udma_engine *eng);
@@ -496,8 +541,15 @@ struct neuron_udma_ops {
 			    unsigned int flags);
 	int (*marker_prepare)(struct neuron_udma_queue *q, u64 marker_src, u64 marker_dst,
 			      unsigned int flags);
+	void (*doorbell)(struct neuron_udma_queue *q, u32 m2s_n, u32 s2m_n);
 	u32 (*submit)(struct neuron_udma_queue *q);
 	int (*ack)(struct neuron_udma_queue *q, u32 n);
 };
+
+int neuron_udma_register(const struct neuron_udma_ops *ops);
+void neuron_udma_unregister(const struct neuron_udma_ops *ops);
+
+/* Module the core loads (request_module()) when a device first needs DMA. */
+#define NEURON_UDMA_MODULE	"neuron_udma"
 
 #endif /* _NEURON_UDMA_H */

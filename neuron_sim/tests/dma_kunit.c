@@ -15,6 +15,7 @@
 #include <linux/sizes.h>
 
 #include <neuron/compat.h>
+#include <neuron/dhal.h>
 #include <neuron/udma.h>
 
 #include "../sim.h"
@@ -115,7 +116,7 @@ static int sim_test_init(struct kunit *test)
 
 	kunit_activate_static_stub(test, neuron_udma_rd, sim_rd);
 	kunit_activate_static_stub(test, neuron_udma_wr, sim_wr);
-	KUNIT_ASSERT_EQ(test, neuron_udma_engine_init(&c->eng, NULL, neuron_udma_gen_default(3),
+	KUNIT_ASSERT_EQ(test, neuron_udma_engine_init(&c->eng, NULL, neuron_dhal_v3.udma,
 						      128), 0);
 	neuron_udma_engine_error_setup(&c->eng);
 	m2s.va = (void *)(c->buf + M2S_RING);

@@ -16,6 +16,7 @@
 #include <linux/slab.h>
 
 #include <neuron/compat.h>
+#include <neuron/dhal.h>
 #include <neuron/udma.h>
 
 #include "../udma_priv.h"
@@ -40,6 +41,20 @@ struct fake_regs {
 	u32 reg_val[FAKE_REGS];
 	unsigned int n_regs;
 };
+
+/* The DMA knobs generation @gen's DHAL gives the core. */
+static const struct neuron_udma_gen *udma_gen(unsigned int gen)
+{
+	switch (gen) {
+	case 2:
+		return neuron_dhal_v2.udma;
+	case 3:
+		return neuron_dhal_v3.udma;
+	case 4:
+		return neuron_dhal_v4.udma;
+	}
+	return NULL;
+}
 
 static u32 *fake_reg(struct fake_regs *f, u64 off, bool create)
 {
@@ -136,7 +151,7 @@ static struct neuron_udma_engine *setup_queue(struct kunit *test, unsigned int g
 	struct fake_regs *f = test->priv;
 
 	KUNIT_ASSERT_NOT_NULL(test, eng);
-	KUNIT_ASSERT_EQ(test, neuron_udma_engine_init(eng, NULL, neuron_udma_gen_default(gen),
+	KUNIT_ASSERT_EQ(test, neuron_udma_engine_init(eng, NULL, udma_gen(gen),
 						      index), 0);
 	m2s.va = kunit_kcalloc(test, size, sizeof(*m2s.va), GFP_KERNEL);
 	s2m.va = kunit_kcalloc(test, size, sizeof(*s2m.va), GFP_KERNEL);
@@ -343,16 +358,21 @@ static void udma_doorbell(struct kunit *test)
 
 static void udma_engine_bases(struct kunit *test)
 {
-	const struct neuron_udma_gen *v2 = neuron_udma_gen_default(2);
-	const struct neuron_udma_gen *v3 = neuron_udma_gen_default(3);
-	const struct neuron_udma_gen *v4 = neuron_udma_gen_default(4);
+	const struct neuron_udma_gen *v2 = udma_gen(2);
+	const struct neuron_udma_gen *v3 = udma_gen(3);
+	const struct neuron_udma_gen *v4 = udma_gen(4);
 	u64 base = 0;
 
 	KUNIT_ASSERT_NOT_NULL(test, v2);
 	KUNIT_ASSERT_NOT_NULL(test, v3);
 	KUNIT_ASSERT_NOT_NULL(test, v4);
-	KUNIT_EXPECT_NULL(test, neuron_udma_gen_default(1));
-	KUNIT_EXPECT_NULL(test, neuron_udma_gen_default(5));
+	KUNIT_EXPECT_EQ(test, v2->generation, 2U);
+	KUNIT_EXPECT_EQ(test, v3->generation, 3U);
+	KUNIT_EXPECT_EQ(test, v4->generation, 4U);
+	/* v4 is v3 with a second S2M write limit. */
+	KUNIT_EXPECT_EQ(test, v3->s2m_wr_outstanding2, 0U);
+	KUNIT_EXPECT_NE(test, v4->s2m_wr_outstanding2, 0U);
+	KUNIT_EXPECT_EQ(test, v3->engines, v4->engines);
 
 	KUNIT_EXPECT_EQ(test, neuron_udma_engine_base(v2, 0, &base), 0);
 	KUNIT_EXPECT_EQ(test, base, 0x30000000ULL);
@@ -385,7 +405,7 @@ static void udma_engine_init_seq(struct kunit *test)
 	unsigned int q;
 
 	KUNIT_ASSERT_NOT_NULL(test, eng);
-	KUNIT_ASSERT_EQ(test, neuron_udma_engine_init(eng, NULL, neuron_udma_gen_default(3), 33),
+	KUNIT_ASSERT_EQ(test, neuron_udma_engine_init(eng, NULL, udma_gen(3), 33),
 			0);
 	KUNIT_EXPECT_EQ(test, eng->base, b);
 	/* 32 queue enables, 75 defaults, 14 interrupt, 1 completion, 5 prefetch. */
@@ -432,20 +452,20 @@ static void udma_engine_init_seq(struct kunit *test)
 	f->n = 0;
 	fake_preset(test, 0x82000000 + 0x20000 + 0x12c, 0xabcde3ff);
 	fake_preset(test, 0x82000000 + 0x38000 + 0x3460, 0x5);
-	KUNIT_ASSERT_EQ(test, neuron_udma_engine_init(eng, NULL, neuron_udma_gen_default(4), 0),
+	KUNIT_ASSERT_EQ(test, neuron_udma_engine_init(eng, NULL, udma_gen(4), 0),
 			0);
 	KUNIT_EXPECT_EQ(test, f->n, 128U);
 	expect_write(test, 0x82000000 + 0x20000 + 0x12c, 0xabcde100);
 	expect_write(test, 0x82000000 + 0x38000 + 0x3460, 0x4);
 	f->n = 0;
-	KUNIT_ASSERT_EQ(test, neuron_udma_engine_init(eng, NULL, neuron_udma_gen_default(2), 33),
+	KUNIT_ASSERT_EQ(test, neuron_udma_engine_init(eng, NULL, udma_gen(2), 33),
 			0);
 	expect_write(test, 0x30d00000 + 0x310, 0x01000400);
 	expect_write(test, 0x30d00000 + 0x124, 0x0000086f);
 	expect_write(test, 0x30d00000 + 0x20000 + 0x124, 0x00400008);
 
 	f->n = 0;
-	KUNIT_EXPECT_EQ(test, neuron_udma_engine_init(eng, NULL, neuron_udma_gen_default(3), 132),
+	KUNIT_EXPECT_EQ(test, neuron_udma_engine_init(eng, NULL, udma_gen(3), 132),
 			-EINVAL);
 	KUNIT_EXPECT_EQ(test, f->n, 0U);
 }
@@ -460,7 +480,7 @@ static void udma_error_setup(struct kunit *test)
 	fake_preset(test, gen + 0x2000 + 0x10, 0x1);
 	fake_preset(test, fis + 0x90, 0x1);
 	fake_preset(test, b + 0x20c, 0x4);
-	KUNIT_ASSERT_EQ(test, neuron_udma_engine_init(eng, NULL, neuron_udma_gen_default(3), 33),
+	KUNIT_ASSERT_EQ(test, neuron_udma_engine_init(eng, NULL, udma_gen(3), 33),
 			0);
 	f->n = 0;
 	neuron_udma_engine_error_setup(eng);
@@ -475,14 +495,14 @@ static void udma_error_setup(struct kunit *test)
 	expect_write(test, b + 0x20000 + 0x20c, 0x800);
 
 	/* A host engine keeps ring-id errors fatal. */
-	KUNIT_ASSERT_EQ(test, neuron_udma_engine_init(eng, NULL, neuron_udma_gen_default(3), 128),
+	KUNIT_ASSERT_EQ(test, neuron_udma_engine_init(eng, NULL, udma_gen(3), 128),
 			0);
 	f->n = 0;
 	neuron_udma_engine_error_setup(eng);
 	KUNIT_EXPECT_EQ(test, f->n, 0U);
 
 	/* v2: AXI error tables, queue controls, unit controllers, timeout. */
-	KUNIT_ASSERT_EQ(test, neuron_udma_engine_init(eng, NULL, neuron_udma_gen_default(2), 0),
+	KUNIT_ASSERT_EQ(test, neuron_udma_engine_init(eng, NULL, udma_gen(2), 0),
 			0);
 	f->n = 0;
 	neuron_udma_engine_error_setup(eng);
@@ -508,7 +528,7 @@ static void udma_queue_init_seq(struct kunit *test)
 	struct neuron_udma_ring_cfg bad;
 
 	KUNIT_ASSERT_NOT_NULL(test, eng);
-	KUNIT_ASSERT_EQ(test, neuron_udma_engine_init(eng, NULL, neuron_udma_gen_default(2), 0),
+	KUNIT_ASSERT_EQ(test, neuron_udma_engine_init(eng, NULL, udma_gen(2), 0),
 			0);
 	f->n = 0;
 	KUNIT_ASSERT_EQ(test, neuron_udma_queue_init(eng, 5, &m2s, &s2m), 0);

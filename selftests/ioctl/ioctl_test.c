@@ -12,13 +12,13 @@
  */
 #include <signal.h>
 #include <stdint.h>
-#include <sys/ioctl.h>
 #include <sys/mman.h>
 
 #include <neuron/neuron_ioctl.h>
 
 #include "kselftest_harness.h"
 #include "neuron_test.h"
+#include "neuron_mem.h"
 
 #define SETTLE_MS	20000
 /* Simulator id of the device under test: its routing id and index. */
@@ -67,28 +67,28 @@ static const struct cmd cmds[] = {
 	TODO(NEURON_IOCTL_POST_METRIC, G_ATT),
 	IMPL(NEURON_IOCTL_MEM_ALLOC, G_ATT, EFAULT),
 	IMPL(NEURON_IOCTL_MEM_FREE, G_ATT, EFAULT),
-	TODO(NEURON_IOCTL_MEM_COPY, G_ATT),
-	TODO(NEURON_IOCTL_MEM_COPY64, G_ATT),
+	IMPL(NEURON_IOCTL_MEM_COPY, G_ATT, EFAULT),
+	IMPL(NEURON_IOCTL_MEM_COPY64, G_ATT, EFAULT),
 	IMPL(NEURON_IOCTL_MEM_BUF_COPY, G_ATT, EFAULT),
 	IMPL(NEURON_IOCTL_MEM_BUF_COPY64, G_ATT, EFAULT),
 	IMPL(NEURON_IOCTL_MEM_GET_PA, G_ATT, EFAULT),
 	IMPL(NEURON_IOCTL_MEM_GET_INFO, G_ATT, EFAULT),
 	TODO(NEURON_IOCTL_PROGRAM_ENGINE, G_ATT),
-	TODO(NEURON_IOCTL_MEMSET, G_ATT),
-	TODO(NEURON_IOCTL_MEMSET64, G_ATT),
+	IMPL(NEURON_IOCTL_MEMSET, G_ATT, EFAULT),
+	IMPL(NEURON_IOCTL_MEMSET64, G_ATT, EFAULT),
 	IMPL(NEURON_IOCTL_MEM_GET_EXTENDED_INFO, G_ATT, EFAULT),
-	TODO(NEURON_IOCTL_DMA_ENG_INIT, G_ATT),
+	IMPL(NEURON_IOCTL_DMA_ENG_INIT, G_ATT, EFAULT),
 	TODO(NEURON_IOCTL_DMA_ENG_SET_STATE, G_ATT),
-	TODO(NEURON_IOCTL_DMA_ENG_GET_STATE, G_ATT),
-	TODO(NEURON_IOCTL_DMA_QUEUE_INIT, G_ATT),
-	TODO(NEURON_IOCTL_DMA_QUEUE_INIT_BATCH, G_ATT),
-	TODO(NEURON_IOCTL_DMA_QUEUE_RELEASE, G_ATT),
-	TODO(NEURON_IOCTL_DMA_QUEUE_COPY_START, G_ATT),
-	TODO(NEURON_IOCTL_DMA_ACK_COMPLETED, G_ATT),
-	TODO(NEURON_IOCTL_DMA_QUEUE_GET_STATE, G_ATT),
-	TODO(NEURON_IOCTL_DMA_COPY_DESCRIPTORS, G_ATT),
-	TODO(NEURON_IOCTL_DMA_COPY_DESCRIPTORS64, G_ATT),
-	TODO(NEURON_IOCTL_DMA_DESCRIPTOR_COPYOUT, G_ATT),
+	IMPL(NEURON_IOCTL_DMA_ENG_GET_STATE, G_ATT, EFAULT),
+	IMPL(NEURON_IOCTL_DMA_QUEUE_INIT, G_ATT, EFAULT),
+	IMPL(NEURON_IOCTL_DMA_QUEUE_INIT_BATCH, G_ATT, EFAULT),
+	IMPL(NEURON_IOCTL_DMA_QUEUE_RELEASE, G_ATT, EFAULT),
+	IMPL(NEURON_IOCTL_DMA_QUEUE_COPY_START, G_ATT, EFAULT),
+	IMPL(NEURON_IOCTL_DMA_ACK_COMPLETED, G_ATT, EFAULT),
+	IMPL(NEURON_IOCTL_DMA_QUEUE_GET_STATE, G_ATT, EFAULT),
+	IMPL(NEURON_IOCTL_DMA_COPY_DESCRIPTORS, G_ATT, EFAULT),
+	IMPL(NEURON_IOCTL_DMA_COPY_DESCRIPTORS64, G_ATT, EFAULT),
+	IMPL(NEURON_IOCTL_DMA_DESCRIPTOR_COPYOUT, G_ATT, EFAULT),
 	TODO(NEURON_IOCTL_SEMAPHORE_INCREMENT, G_ATT),
 	TODO(NEURON_IOCTL_SEMAPHORE_DECREMENT, G_ATT),
 	TODO(NEURON_IOCTL_SEMAPHORE_READ, G_ATT),
@@ -126,9 +126,9 @@ static const struct cmd cmds[] = {
 	IMPL(NEURON_IOCTL_DEVICE_RESET_STATUS, G_ANY, EFAULT),
 	IMPL(NEURON_IOCTL_DEVICE_BDF_EXT, G_ANY, EFAULT),
 	IMPL(NEURON_IOCTL_DMABUF_FD, G_ANY, EFAULT),
-	TODO(NEURON_IOCTL_MEM_COPY_ASYNC, G_ATT),
-	TODO(NEURON_IOCTL_MEM_COPY_ASYNC64, G_ATT),
-	TODO(NEURON_IOCTL_MEM_COPY_ASYNC_WAIT, G_ATT),
+	IMPL(NEURON_IOCTL_MEM_COPY_ASYNC, G_ATT, EFAULT),
+	IMPL(NEURON_IOCTL_MEM_COPY_ASYNC64, G_ATT, EFAULT),
+	IMPL(NEURON_IOCTL_MEM_COPY_ASYNC_WAIT, G_ATT, EFAULT),
 	IMPL(NEURON_IOCTL_DRIVER_INFO_GET, G_ANY, EFAULT),
 	TODO(NEURON_IOCTL_DRIVER_INFO_SET, G_ANY),		/* rejected */
 	IMPL(NEURON_IOCTL_MEM_MC_GET_INFO, G_ATT, EFAULT),
@@ -170,33 +170,6 @@ static int is_command(unsigned int c)
 	return c == NEURON_IOCTL_DMA_QUIESCE_QUEUES;
 }
 
-/* -errno of an ioctl, or its non-negative return value. */
-static long xioctl(int fd, unsigned int cmd, void *arg)
-{
-	long ret = ioctl(fd, cmd, arg);
-
-	return ret < 0 ? -errno : ret;
-}
-
-static int open_node(int index, int flags)
-{
-	char path[64];
-
-	snprintf(path, sizeof(path), "/dev/neuron%d", index);
-	return open(path, flags);
-}
-
-/* An address with nothing mapped at it. */
-static void *unmapped_address(void)
-{
-	void *p = mmap(NULL, 2 * 4096, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
-
-	if (p == MAP_FAILED)
-		return NULL;
-	munmap(p, 2 * 4096);
-	return p;
-}
-
 static long sim_resets(int id)
 {
 	char buf[32];
@@ -217,13 +190,6 @@ static int sim_fault(int id, const char *fault)
 static int set_reset_delay(int ms)
 {
 	return nt_write(SIM_PARAM "reset_delay_ms", "%d", ms);
-}
-
-/* Leave no Neuron module loaded, the umbrella module included. */
-static int unload_everything(void)
-{
-	nt_sh("modprobe -r neuron 2>/dev/null");
-	return nt_unload_all();
 }
 
 FIXTURE(nio) {
@@ -276,7 +242,7 @@ FIXTURE_SETUP(nio)
 
 	self->fd = -1;
 	self->wfd = -1;
-	ASSERT_EQ(0, unload_everything());
+	ASSERT_EQ(0, nt_unload_all());
 	ASSERT_EQ(0, nt_sh("modprobe neuron_core reset_timeout_ms=2000"));
 	ASSERT_EQ(0, nt_sh("modprobe neuron_sim"));
 	snprintf(spec, sizeof(spec), "%s rev=%d", variant->gen, DEV_REV);
@@ -300,7 +266,7 @@ FIXTURE_TEARDOWN(nio)
 		close(self->wfd);
 	if (nt_exists(SIM_BUS))
 		nt_sim_del_all();
-	unload_everything();
+	nt_unload_all();
 }
 
 /* Every identity and information command agrees with sysfs and the sim. */
@@ -342,7 +308,8 @@ static void information_matches_device(struct __test_metadata *_metadata,
 		EXPECT_EQ(sizeof(di), di.size);
 		/* Exactly the features whose commands are all implemented. */
 		EXPECT_EQ(NEURON_DRIVER_FEATURE_DMABUF | NEURON_DRIVER_FEATURE_MEM_ALLOC_TYPE |
-			  NEURON_DRIVER_FEATURE_MEM_ALLOC64, di.feature_flags1);
+			  NEURON_DRIVER_FEATURE_MEM_ALLOC64 | NEURON_DRIVER_FEATURE_ASYNC_DMA |
+			  NEURON_DRIVER_FEATURE_BATCH_DMAQ_INIT, di.feature_flags1);
 
 		memset(&cv, 0xa5, sizeof(cv));
 		ASSERT_EQ(0, xioctl(fds[i], NEURON_IOCTL_COMPATIBLE_VERSION, &cv));
@@ -1290,20 +1257,21 @@ FIXTURE(umbrella) {
 
 FIXTURE_SETUP(umbrella)
 {
-	ASSERT_EQ(0, unload_everything());
+	ASSERT_EQ(0, nt_unload_all());
 }
 
 FIXTURE_TEARDOWN(umbrella)
 {
 	if (nt_exists(SIM_BUS))
 		nt_sim_del_all();
-	unload_everything();
+	nt_unload_all();
 }
 
 TEST_F_TIMEOUT(umbrella, modprobe_neuron, 300)
 {
 	static const char * const mods[] = {
 		"neuron", "neuron_core", "neuron_dhal_v2", "neuron_dhal_v3", "neuron_dhal_v4",
+		"neuron_udma",
 	};
 	struct neuron_ioctl_device_basic_info bi;
 	unsigned int i;

@@ -149,7 +149,7 @@ static inline void nt_sim_del_all(void)
 static inline int nt_unload_all(void)
 {
 	nt_sh("modprobe -r neuron 2>/dev/null");
-	nt_sh("modprobe -r neuron_sim neuron_dhal_v4 neuron_dhal_v3 2>/dev/null");
+	nt_sh("modprobe -r neuron_sim neuron_udma neuron_dhal_v4 neuron_dhal_v3 2>/dev/null");
 	nt_sh("modprobe -r neuron_dhal_v2 neuron_core 2>/dev/null");
 	return nt_sh("! grep -q '^neuron' /proc/modules");
 }

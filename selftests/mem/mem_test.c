@@ -22,124 +22,23 @@
 #include <sched.h>
 #include <signal.h>
 #include <stdint.h>
-#include <sys/ioctl.h>
 #include <sys/mman.h>
-#include <sys/prctl.h>
 #include <sys/socket.h>
 
 #include <neuron/neuron_ioctl.h>
 
 #include "kselftest_harness.h"
 #include "neuron_test.h"
+#include "neuron_mem.h"
 
 #define SETTLE_MS	20000
 /* Simulator id of the device under test: its routing id and index. */
 #define DEV		5
-#define MEM_COUNTERS	"/sys/kernel/debug/neuron/neuron%d/memory"
-#define MAX_MAPS	32
-#define MAX_KIDS	8
 #define MAX_FDS		8
 #define GIB		(1024ULL * 1024 * 1024)
 
 /* Page size, set by the fixture. */
 static size_t pg;
-
-/* xorshift64: the test's random numbers, seeded per test (the seed is logged). */
-static __u64 rng_state = 0x9e3779b97f4a7c15ULL;
-
-static __u64 rnd(void)
-{
-	rng_state ^= rng_state << 13;
-	rng_state ^= rng_state >> 7;
-	rng_state ^= rng_state << 17;
-	return rng_state;
-}
-
-static void rnd_fill(void *p, size_t n)
-{
-	unsigned char *b = p;
-	size_t i;
-
-	for (i = 0; i < n; i++)
-		b[i] = rnd() >> 56;
-}
-
-/* -errno of an ioctl, or its non-negative return value. */
-static long xioctl(int fd, unsigned int cmd, void *arg)
-{
-	long ret = ioctl(fd, cmd, arg);
-
-	return ret < 0 ? -errno : ret;
-}
-
-static int open_node(int index, int flags)
-{
-	char path[64];
-
-	snprintf(path, sizeof(path), "/dev/neuron%d", index);
-	return open(path, flags);
-}
-
-/* An address with nothing mapped at it. */
-static void *unmapped_address(void)
-{
-	void *p = mmap(NULL, 2 * pg, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
-
-	if (p == MAP_FAILED)
-		return NULL;
-	munmap(p, 2 * pg);
-	return p;
-}
-
-/* A page that can be read but not written. */
-static void *read_only_page(void)
-{
-	void *p = mmap(NULL, pg, PROT_READ, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
-
-	return p == MAP_FAILED ? NULL : p;
-}
-
-/* Leave no Neuron module loaded, the umbrella module included. */
-static int unload_everything(void)
-{
-	nt_sh("modprobe -r neuron 2>/dev/null");
-	return nt_unload_all();
-}
-
-/* The device's memory counters (debugfs). */
-struct mcount {
-	long long host_bytes;
-	long long device_bytes;
-	long long chunks;
-	long long handles;
-};
-
-static int mcount_read(int index, struct mcount *c)
-{
-	static const char * const keys[] = { "host_bytes", "device_bytes", "chunks", "handles" };
-	long long *vals[] = { &c->host_bytes, &c->device_bytes, &c->chunks, &c->handles };
-	char path[96], line[128];
-	unsigned int i, seen = 0;
-	FILE *f;
-
-	snprintf(path, sizeof(path), MEM_COUNTERS, index);
-	f = fopen(path, "r");
-	if (!f)
-		return -errno;
-	memset(c, 0, sizeof(*c));
-	while (fgets(line, sizeof(line), f)) {
-		for (i = 0; i < ARRAY_SIZE(keys); i++) {
-			size_t n = strlen(keys[i]);
-
-			if (!strncmp(line, keys[i], n) && line[n] == ' ') {
-				*vals[i] = strtoll(line + n + 1, NULL, 10);
-				seen |= 1U << i;
-			}
-		}
-	}
-	fclose(f);
-	return seen == 0xf ? 0 : -ENOENT;
-}
 
 /* @c plus @host and @dev bytes, @chunks chunks and @handles handles. */
 static struct mcount mcount_plus(const struct mcount *c, long long host, long long dev,
@@ -230,47 +129,11 @@ static long mem_alloc(int fd, enum form f, const struct areq *r, __u64 *handle)
 	}
 }
 
-/* MEM_ALLOC_V2 of device memory on @channel. */
-static long alloc_dev(int fd, __u64 size, __u32 channel, __u64 *h)
-{
-	struct areq r = { .size = size, .channel = channel };
-
-	return mem_alloc(fd, F_V2, &r, h);
-}
-
-static long alloc_host(int fd, __u64 size, __u64 *h)
-{
-	struct areq r = { .size = size, .host = 1 };
-
-	return mem_alloc(fd, F_V2, &r, h);
-}
-
-static long mem_free(int fd, __u64 h)
-{
-	struct neuron_ioctl_mem_free a = { .mem_handle = h };
-
-	return xioctl(fd, NEURON_IOCTL_MEM_FREE, &a);
-}
-
-static long get_pa(int fd, __u64 h, __u64 *pa)
-{
-	struct neuron_ioctl_mem_get_pa a = { .mem_handle = h, .pa = pa };
-
-	return xioctl(fd, NEURON_IOCTL_MEM_GET_PA, &a);
-}
-
 static long get_info(int fd, __u64 h, __u64 *off, __u64 *pa)
 {
 	struct neuron_ioctl_mem_get_info a = { .mem_handle = h, .mmap_offset = off, .pa = pa };
 
 	return xioctl(fd, NEURON_IOCTL_MEM_GET_INFO, &a);
-}
-
-static long ext_info(int fd, __u64 h, struct neuron_ioctl_mem_get_extended_info *ei)
-{
-	memset(ei, 0xa5, sizeof(*ei));
-	ei->mem_handle = h;
-	return xioctl(fd, NEURON_IOCTL_MEM_GET_EXTENDED_INFO, ei);
 }
 
 /* MEM_MC_GET_INFO_V2, or with @v1 the 24-byte form (mem_handle left alone). */
@@ -279,36 +142,6 @@ static long mc_info(int fd, int v1, __u64 pa, struct neuron_ioctl_mem_get_mc_mma
 	memset(mc, 0xa5, sizeof(*mc));
 	mc->pa = pa;
 	return xioctl(fd, v1 ? NEURON_IOCTL_MEM_MC_GET_INFO : NEURON_IOCTL_MEM_MC_GET_INFO_V2, mc);
-}
-
-/* MEM_BUF_COPY (@wide 0: 32-bit size and offset) or MEM_BUF_COPY64. */
-static long buf_copy(int fd, int wide, __u64 h, void *buf, __u64 size, __u64 off, int to_mem)
-{
-	struct neuron_ioctl_mem_buf_copy64 b64 = {
-		.mem_handle = h, .buffer = buf, .size = size, .offset = off,
-		.copy_to_mem_handle = to_mem,
-	};
-	struct neuron_ioctl_mem_buf_copy b32 = {
-		.mem_handle = h, .buffer = buf, .size = (__u32)size, .offset = (__u32)off,
-		.copy_to_mem_handle = to_mem,
-	};
-
-	if (wide)
-		return xioctl(fd, NEURON_IOCTL_MEM_BUF_COPY64, &b64);
-	return xioctl(fd, NEURON_IOCTL_MEM_BUF_COPY, &b32);
-}
-
-static long dump_chunks(int fd, __u32 hbm, __u32 in, struct neuron_ioctl_mem_chunk_info *data,
-			__u32 *out)
-{
-	struct neuron_ioctl_dump_mem_chunks a = {
-		.hbm_index = hbm, .num_entries_in = in, .num_entries_out = 0xa5a5a5a5, .data = data,
-	};
-	long ret = xioctl(fd, NEURON_IOCTL_DUMP_MEM_CHUNKS, &a);
-
-	if (out)
-		*out = a.num_entries_out;
-	return ret;
 }
 
 static long dmabuf_fd(int fd, const void *va, __u64 size, __s32 *out)
@@ -394,57 +227,6 @@ static int recv_fds(int sock, int *fds, int n)
 	return 0;
 }
 
-/* Exchange of 64-bit values and one-byte signals between processes. */
-static int put_u64s(int fd, const __u64 *v, int n)
-{
-	return write(fd, v, n * sizeof(*v)) == (ssize_t)(n * sizeof(*v)) ? 0 : -1;
-}
-
-static int get_u64s(int fd, __u64 *v, int n)
-{
-	size_t want = n * sizeof(*v), got = 0;
-	ssize_t r;
-
-	while (got < want) {
-		r = read(fd, (char *)v + got, want - got);
-		if (r <= 0)
-			return -1;
-		got += r;
-	}
-	return 0;
-}
-
-static int signal_byte(int fd)
-{
-	return write(fd, "x", 1) == 1 ? 0 : -1;
-}
-
-static int wait_byte(int fd)
-{
-	char c;
-
-	return read(fd, &c, 1) == 1 ? 0 : -1;
-}
-
-/* In a forked child: count a failed check and say which. */
-#define CHILD_CHECK(cond) do {							\
-	if (!(cond)) {								\
-		fprintf(stderr, "# child %d, line %d: %s\n", getpid(), __LINE__, #cond); \
-		fails++;							\
-	}									\
-} while (0)
-
-/* A child's exit status from its failure count. */
-static int child_status(int fails)
-{
-	return fails > 99 ? 99 : fails;
-}
-
-struct map {
-	void *addr;
-	size_t len;
-};
-
 FIXTURE(mem) {
 	int fd;		/* normal file (O_RDWR): this process is attached */
 	int wfd;	/* free-access file */
@@ -453,8 +235,7 @@ FIXTURE(mem) {
 	int nhbm;	/* device memory channels */
 	int counted;	/* @start holds the counters at the start */
 	struct mcount start;
-	pid_t kids[MAX_KIDS];
-	struct map maps[MAX_MAPS];
+	struct undo undo;	/* children and mappings */
 	int fds[MAX_FDS];	/* other files the test opened (dma-bufs) */
 	long t0;		/* ms, when the setup started */
 	char buf[256];
@@ -482,8 +263,6 @@ FIXTURE_VARIANT_ADD(mem, v4) {
 
 FIXTURE_SETUP(mem)
 {
-	__u32 n, count;
-	long ret;
 	int i;
 
 	self->t0 = nt_now_ms();
@@ -492,20 +271,11 @@ FIXTURE_SETUP(mem)
 	self->counted = 0;
 	for (i = 0; i < MAX_FDS; i++)
 		self->fds[i] = -1;
-	memset(self->kids, 0, sizeof(self->kids));
-	memset(self->maps, 0, sizeof(self->maps));
+	memset(&self->undo, 0, sizeof(self->undo));
 	pg = sysconf(_SC_PAGESIZE);
-	rng_state ^= ((__u64)time(NULL) << 20) ^ getpid();
-	TH_LOG("random seed %#llx", (unsigned long long)rng_state);
+	TH_LOG("random seed %#llx", (unsigned long long)rnd_seed());
 
-	ASSERT_EQ(0, unload_everything());
-	ASSERT_EQ(0, nt_sh("modprobe neuron_core"));
-	ASSERT_EQ(0, nt_sh("modprobe neuron_sim"));
-	ASSERT_EQ(0, nt_sim_add(DEV, variant->gen));
-	ASSERT_STREQ("ready", nt_sim_settle(DEV, self->buf, sizeof(self->buf), SETTLE_MS));
-	ASSERT_EQ(0, nt_read(self->buf, sizeof(self->buf), SIM_BUS "/devices/neuron_sim%d/index",
-			     DEV));
-	self->index = atoi(self->buf);
+	self->index = sim_device_up(_metadata, DEV, variant->gen, "", SETTLE_MS);
 	ASSERT_EQ(DEV, self->index);
 	ASSERT_EQ(0, nt_read(self->buf, sizeof(self->buf), CLASS_DIR "/neuron%d/core_count",
 			     self->index));
@@ -517,15 +287,7 @@ FIXTURE_SETUP(mem)
 	ASSERT_LE(0, self->wfd);
 	ASSERT_EQ(0, mcount_read(self->index, &self->start));
 	self->counted = 1;
-
-	/* The channels: DUMP_MEM_CHUNKS answers -EINVAL from the first one missing. */
-	for (n = 0; n < 64; n++) {
-		ret = dump_chunks(self->fd, n, 0, NULL, &count);
-		if (ret == -EINVAL)
-			break;
-		ASSERT_EQ(0, ret);
-	}
-	self->nhbm = n;
+	self->nhbm = count_channels(_metadata, self->fd);
 	ASSERT_LT(0, self->nhbm);
 	ASSERT_GT(64, self->nhbm);
 }
@@ -533,17 +295,10 @@ FIXTURE_SETUP(mem)
 FIXTURE_TEARDOWN(mem)
 {
 	struct mcount now;
-	int i, st;
+	int i;
 
-	for (i = 0; i < MAX_KIDS; i++) {
-		if (self->kids[i] > 0) {
-			kill(self->kids[i], SIGKILL);
-			waitpid(self->kids[i], &st, 0);
-		}
-	}
-	for (i = 0; i < MAX_MAPS; i++)
-		if (self->maps[i].addr)
-			munmap(self->maps[i].addr, self->maps[i].len);
+	kill_kids(&self->undo);
+	unmap_all(&self->undo);
 	for (i = 0; i < MAX_FDS; i++)
 		if (self->fds[i] >= 0)
 			close(self->fds[i]);
@@ -554,103 +309,10 @@ FIXTURE_TEARDOWN(mem)
 	/* Everything the test made is gone: so is its memory. */
 	if (self->counted) {
 		EXPECT_EQ(0, mcount_read(self->index, &now));
-		EXPECT_EQ(self->start.host_bytes, now.host_bytes);
-		EXPECT_EQ(self->start.device_bytes, now.device_bytes);
-		EXPECT_EQ(self->start.chunks, now.chunks);
-		EXPECT_EQ(self->start.handles, now.handles);
+		expect_counts(_metadata, &self->start, &now);
 	}
-	if (nt_exists(SIM_BUS))
-		nt_sim_del_all();
-	EXPECT_EQ(0, unload_everything());
+	sim_device_down(_metadata);
 	TH_LOG("%.1f s", (nt_now_ms() - self->t0) / 1000.0);
-}
-
-/* The counters now equal @want; @where names the check in the log. */
-static void check_counts(struct __test_metadata *_metadata, struct mem_self *self,
-			 const struct mcount *want, const char *where)
-{
-	struct mcount got;
-
-	ASSERT_EQ(0, mcount_read(self->index, &got));
-	if (!memcmp(&got, want, sizeof(got)))
-		return;
-	TH_LOG("%s: host %lld device %lld chunks %lld handles %lld, want %lld %lld %lld %lld",
-	       where, got.host_bytes, got.device_bytes, got.chunks, got.handles,
-	       want->host_bytes, want->device_bytes, want->chunks, want->handles);
-	EXPECT_EQ(want->host_bytes, got.host_bytes);
-	EXPECT_EQ(want->device_bytes, got.device_bytes);
-	EXPECT_EQ(want->chunks, got.chunks);
-	EXPECT_EQ(want->handles, got.handles);
-}
-
-static struct mcount counts_now(struct __test_metadata *_metadata, struct mem_self *self)
-{
-	struct mcount c;
-
-	ASSERT_EQ(0, mcount_read(self->index, &c));
-	return c;
-}
-
-/* fork() a child that dies with this process; the teardown kills what is left. */
-static pid_t spawn(struct __test_metadata *_metadata, struct mem_self *self)
-{
-	pid_t pid;
-	int i;
-
-	for (i = 0; i < MAX_KIDS && self->kids[i]; i++)
-		;
-	ASSERT_GT(MAX_KIDS, i);
-	fflush(stdout);
-	fflush(stderr);
-	pid = fork();
-	ASSERT_LE(0, pid);
-	if (pid == 0) {
-		prctl(PR_SET_PDEATHSIG, SIGKILL);
-		return 0;
-	}
-	self->kids[i] = pid;
-	return pid;
-}
-
-/* Wait for child @pid; its exit status, or 128 + signal. */
-static int reap(struct mem_self *self, pid_t pid)
-{
-	int i, st;
-
-	for (i = 0; i < MAX_KIDS; i++)
-		if (self->kids[i] == pid)
-			self->kids[i] = 0;
-	if (waitpid(pid, &st, 0) != pid)
-		return -1;
-	return WIFEXITED(st) ? WEXITSTATUS(st) : 128 + WTERMSIG(st);
-}
-
-/* mmap() that the teardown undoes if the test does not. */
-static void *map(struct mem_self *self, int fd, __u64 off, size_t len, int prot, int flags)
-{
-	void *p = mmap(NULL, len, prot, flags, fd, (off_t)off);
-	int i;
-
-	if (p == MAP_FAILED)
-		return p;
-	for (i = 0; i < MAX_MAPS; i++) {
-		if (!self->maps[i].addr) {
-			self->maps[i].addr = p;
-			self->maps[i].len = len;
-			break;
-		}
-	}
-	return p;
-}
-
-static int unmap(struct mem_self *self, void *p, size_t len)
-{
-	int i;
-
-	for (i = 0; i < MAX_MAPS; i++)
-		if (self->maps[i].addr == p)
-			self->maps[i].addr = NULL;
-	return munmap(p, len);
 }
 
 /* -errno of a mapping that should fail; 0 (unmapped again) if it worked. */
@@ -744,25 +406,20 @@ static void check_chunk(struct __test_metadata *_metadata, struct mem_self *self
 }
 
 /* The memory commands, with valid arguments naming the test's chunks. */
-static const struct {
-	unsigned int cmd;
-	const char *name;
-} mem_cmds[] = {
-#define MC(c)	{ c, #c }
-	MC(NEURON_IOCTL_MEM_ALLOC),
-	MC(NEURON_IOCTL_MEM_ALLOC_V2),
-	MC(NEURON_IOCTL_MEM_ALLOC_V2MT),
-	MC(NEURON_IOCTL_MEM_ALLOC_V2MT64),
-	MC(NEURON_IOCTL_MEM_FREE),
-	MC(NEURON_IOCTL_MEM_BUF_COPY),
-	MC(NEURON_IOCTL_MEM_BUF_COPY64),
-	MC(NEURON_IOCTL_MEM_GET_PA),
-	MC(NEURON_IOCTL_MEM_GET_INFO),
-	MC(NEURON_IOCTL_MEM_GET_EXTENDED_INFO),
-	MC(NEURON_IOCTL_MEM_MC_GET_INFO),
-	MC(NEURON_IOCTL_MEM_MC_GET_INFO_V2),
-	MC(NEURON_IOCTL_DUMP_MEM_CHUNKS),
-#undef MC
+static const struct named_cmd mem_cmds[] = {
+	NAMED_CMD(NEURON_IOCTL_MEM_ALLOC),
+	NAMED_CMD(NEURON_IOCTL_MEM_ALLOC_V2),
+	NAMED_CMD(NEURON_IOCTL_MEM_ALLOC_V2MT),
+	NAMED_CMD(NEURON_IOCTL_MEM_ALLOC_V2MT64),
+	NAMED_CMD(NEURON_IOCTL_MEM_FREE),
+	NAMED_CMD(NEURON_IOCTL_MEM_BUF_COPY),
+	NAMED_CMD(NEURON_IOCTL_MEM_BUF_COPY64),
+	NAMED_CMD(NEURON_IOCTL_MEM_GET_PA),
+	NAMED_CMD(NEURON_IOCTL_MEM_GET_INFO),
+	NAMED_CMD(NEURON_IOCTL_MEM_GET_EXTENDED_INFO),
+	NAMED_CMD(NEURON_IOCTL_MEM_MC_GET_INFO),
+	NAMED_CMD(NEURON_IOCTL_MEM_MC_GET_INFO_V2),
+	NAMED_CMD(NEURON_IOCTL_DUMP_MEM_CHUNKS),
 };
 
 /*
@@ -829,7 +486,7 @@ static void gate(struct __test_metadata *_metadata, struct mem_self *self,
 
 	new_chunk(_metadata, self, 0, 2 * pg, 0, &dev);
 	new_chunk(_metadata, self, 1, 2 * pg, 0, &host);
-	before = counts_now(_metadata, self);
+	before = counts_now(_metadata, self->index);
 
 	for (i = 0; i < ARRAY_SIZE(mem_cmds); i++) {
 		got = mem_cmd(self->wfd, mem_cmds[i].cmd, &dev, &host);
@@ -840,7 +497,7 @@ static void gate(struct __test_metadata *_metadata, struct mem_self *self,
 		}
 	}
 	EXPECT_EQ(0, fails);
-	check_counts(_metadata, self, &before, "after the free-access lane");
+	check_counts(_metadata, self->index, &before, "after the free-access lane");
 	/* An O_WRONLY file cannot be mapped at all (the VFS says so). */
 	EXPECT_EQ(-EACCES, map_fails(self->wfd, dev.pa, pg, PROT_READ, MAP_SHARED));
 	EXPECT_EQ(-EACCES, map_fails(self->wfd, host.pa, pg, PROT_READ | PROT_WRITE, MAP_SHARED));
@@ -850,7 +507,7 @@ static void gate(struct __test_metadata *_metadata, struct mem_self *self,
 		EXPECT_EQ(-EINVAL, got);
 	EXPECT_EQ(-1, dfd);
 
-	child = spawn(_metadata, self);
+	child = spawn(_metadata, &self->undo);
 	if (child == 0) {
 		fails = 0;
 		for (i = 0; i < ARRAY_SIZE(mem_cmds); i++) {
@@ -868,8 +525,8 @@ static void gate(struct __test_metadata *_metadata, struct mem_self *self,
 		CHILD_CHECK(got == -EINVAL || got == -EOPNOTSUPP);
 		_exit(child_status(fails));
 	}
-	EXPECT_EQ(0, reap(self, child));
-	check_counts(_metadata, self, &before, "after the child");
+	EXPECT_EQ(0, reap(&self->undo, child));
+	check_counts(_metadata, self->index, &before, "after the child");
 
 	/*
 	 * An O_RDONLY file is a normal file too, of the same process; the VFS
@@ -887,14 +544,14 @@ static void gate(struct __test_metadata *_metadata, struct mem_self *self,
 	EXPECT_EQ(-EINVAL, map_fails(rfd, dev.pa, pg, PROT_READ, MAP_PRIVATE));
 	EXPECT_EQ(0, mem_free(rfd, h));
 	close(rfd);
-	check_counts(_metadata, self, &before, "after the O_RDONLY file");
+	check_counts(_metadata, self->index, &before, "after the O_RDONLY file");
 
 	/* Both chunks are still this process's. */
 	check_chunk(_metadata, self, dev.h, 0, dev.size, NULL);
 	check_chunk(_metadata, self, host.h, 1, host.size, NULL);
 	EXPECT_EQ(0, mem_free(self->fd, dev.h));
 	EXPECT_EQ(0, mem_free(self->fd, host.h));
-	check_counts(_metadata, self, &self->start, "after freeing");
+	check_counts(_metadata, self->index, &self->start, "after freeing");
 }
 
 /* Every form allocates host and device memory of the sizes asked, rounded up. */
@@ -919,7 +576,7 @@ static void alloc_forms_and_sizes(struct __test_metadata *_metadata, struct mem_
 				size = mult[s] * pg + add[s];
 				rounded = (size + pg - 1) / pg * pg;
 				r.size = size;
-				before = counts_now(_metadata, self);
+				before = counts_now(_metadata, self->index);
 				h = 0;
 				ASSERT_EQ(0, mem_alloc(self->fd, f, &r, &h)) {
 					TH_LOG("%s host %d size %llu", form_name[f], host,
@@ -929,9 +586,9 @@ static void alloc_forms_and_sizes(struct __test_metadata *_metadata, struct mem_
 				check_chunk(_metadata, self, h, host, size, NULL);
 				want = mcount_plus(&before, host ? rounded : 0, host ? 0 : rounded,
 						   1, 1);
-				check_counts(_metadata, self, &want, form_name[f]);
+				check_counts(_metadata, self->index, &want, form_name[f]);
 				EXPECT_EQ(0, mem_free(self->fd, h));
-				check_counts(_metadata, self, &before, form_name[f]);
+				check_counts(_metadata, self->index, &before, form_name[f]);
 			}
 		}
 	}
@@ -1056,14 +713,14 @@ static void alloc_placement(struct __test_metadata *_metadata, struct mem_self *
 		EXPECT_EQ(0, mem_free(self->fd, held[j]));
 	EXPECT_EQ(0, mem_free(self->fd, pre.h));
 	free(ent);
-	check_counts(_metadata, self, &self->start, "after placement");
+	check_counts(_metadata, self->index, &self->start, "after placement");
 }
 
 /* A failing allocation: the errno (@want, or @or_want if non-zero), and nothing allocated. */
 static void alloc_fails(struct __test_metadata *_metadata, struct mem_self *self, enum form f,
 			const struct areq *r, __u64 *hp, long want, long or_want, const char *what)
 {
-	struct mcount before = counts_now(_metadata, self);
+	struct mcount before = counts_now(_metadata, self->index);
 	__u64 h = 0;
 	long got;
 
@@ -1075,7 +732,7 @@ static void alloc_fails(struct __test_metadata *_metadata, struct mem_self *self
 	if (!got && !hp)
 		mem_free(self->fd, h);
 	EXPECT_EQ(0, h);
-	check_counts(_metadata, self, &before, what);
+	check_counts(_metadata, self->index, &before, what);
 }
 
 static void alloc_errors(struct __test_metadata *_metadata, struct mem_self *self,
@@ -1216,7 +873,7 @@ static void alloc_errors(struct __test_metadata *_metadata, struct mem_self *sel
 		}
 	}
 	munmap(ro, pg);
-	check_counts(_metadata, self, &self->start, "after the errors");
+	check_counts(_metadata, self->index, &self->start, "after the errors");
 }
 
 static int cmp_u64(const void *a, const void *b)
@@ -1273,7 +930,7 @@ static void handle_values(struct __test_metadata *_metadata, struct mem_self *se
 		EXPECT_EQ(0, mem_free(self->fd, c[i].h));
 	for (i = 0; i < N; i++)
 		EXPECT_EQ(-EINVAL, mem_free(self->fd, c[i].h));
-	check_counts(_metadata, self, &self->start, "after 64 allocations");
+	check_counts(_metadata, self->index, &self->start, "after 64 allocations");
 }
 
 /* Every command that takes a handle refuses @h with -EINVAL, and changes nothing. */
@@ -1281,7 +938,7 @@ static void handle_refused(struct __test_metadata *_metadata, struct mem_self *s
 			   const char *what)
 {
 	struct neuron_ioctl_mem_get_extended_info ei;
-	struct mcount before = counts_now(_metadata, self);
+	struct mcount before = counts_now(_metadata, self->index);
 	__u64 pa = 7, off = 7;
 	char buf[16];
 
@@ -1295,7 +952,7 @@ static void handle_refused(struct __test_metadata *_metadata, struct mem_self *s
 		TH_LOG("BUF_COPY64 %s", what);
 	EXPECT_EQ(7, pa);
 	EXPECT_EQ(7, off);
-	check_counts(_metadata, self, &before, what);
+	check_counts(_metadata, self->index, &before, what);
 }
 
 /* Bad handles of every kind get the same answer; another process's too. */
@@ -1346,7 +1003,7 @@ static void bad_handles(struct __test_metadata *_metadata, struct mem_self *self
 	/* Another process's live handle. */
 	ASSERT_EQ(0, pipe(up));
 	ASSERT_EQ(0, pipe(down));
-	child = spawn(_metadata, self);
+	child = spawn(_metadata, &self->undo);
 	if (child == 0) {
 		int cfd = open_node(self->index, O_RDONLY), fails = 0;
 		__u64 h = 0;
@@ -1364,13 +1021,13 @@ static void bad_handles(struct __test_metadata *_metadata, struct mem_self *self
 	ASSERT_EQ(0, get_u64s(up[0], &theirs, 1));
 	handle_refused(_metadata, self, theirs, "another process's handle");
 	ASSERT_EQ(0, signal_byte(down[1]));
-	EXPECT_EQ(0, reap(self, child));
+	EXPECT_EQ(0, reap(&self->undo, child));
 	close(up[0]);
 	close(down[1]);
 
 	EXPECT_EQ(0, mem_free(self->fd, host.h));
 	handle_refused(_metadata, self, host.h, "freed host handle");
-	check_counts(_metadata, self, &self->start, "after bad handles");
+	check_counts(_metadata, self->index, &self->start, "after bad handles");
 }
 
 /* GET_PA, GET_INFO, GET_EXTENDED_INFO: values, and bad pointers. */
@@ -1415,7 +1072,7 @@ static void chunk_information(struct __test_metadata *_metadata, struct mem_self
 	EXPECT_EQ(-EFAULT, xioctl(self->fd, NEURON_IOCTL_MEM_GET_INFO, nowhere));
 
 	/* The owner's pid as its own pid namespace sees it. */
-	child = spawn(_metadata, self);
+	child = spawn(_metadata, &self->undo);
 	if (child == 0) {
 		int fails = 0, st;
 		pid_t inner;
@@ -1444,11 +1101,11 @@ static void chunk_information(struct __test_metadata *_metadata, struct mem_self
 		CHILD_CHECK(WIFEXITED(st) && WEXITSTATUS(st) == 0);
 		_exit(child_status(fails));
 	}
-	EXPECT_EQ(0, reap(self, child));
+	EXPECT_EQ(0, reap(&self->undo, child));
 
 	EXPECT_EQ(0, mem_free(self->fd, host.h));
 	EXPECT_EQ(0, mem_free(self->fd, dev.h));
-	check_counts(_metadata, self, &self->start, "after the info commands");
+	check_counts(_metadata, self->index, &self->start, "after the info commands");
 }
 
 /* MC_GET_INFO finds the caller's chunk holding an address, anywhere inside it. */
@@ -1510,7 +1167,7 @@ static void mc_get_info(struct __test_metadata *_metadata, struct mem_self *self
 
 	for (i = 0; i < 2; i++)
 		EXPECT_EQ(0, mem_free(self->fd, c[i].h));
-	check_counts(_metadata, self, &self->start, "after MC_GET_INFO");
+	check_counts(_metadata, self->index, &self->start, "after MC_GET_INFO");
 }
 
 /* Index of the entry at @pa in @e[0..n), or -1. */
@@ -1625,7 +1282,7 @@ static void dump_lists_chunks(struct __test_metadata *_metadata, struct mem_self
 	/* Another process's chunks are listed too, until it goes. */
 	ASSERT_EQ(0, pipe(up));
 	ASSERT_EQ(0, pipe(down));
-	child = spawn(_metadata, self);
+	child = spawn(_metadata, &self->undo);
 	if (child == 0) {
 		int cfd = open_node(self->index, O_RDONLY), fails = 0;
 		struct areq r = {
@@ -1652,7 +1309,7 @@ static void dump_lists_chunks(struct __test_metadata *_metadata, struct mem_self
 	EXPECT_EQ(3 * pg, e[k].size);
 	EXPECT_EQ(NEURON_MEMALLOC_TYPE_COLLECTIVES_DEVICE, e[k].mem_type);
 	ASSERT_EQ(0, signal_byte(down[1]));
-	EXPECT_EQ(0, reap(self, child));
+	EXPECT_EQ(0, reap(&self->undo, child));
 	ASSERT_EQ(0, dump_chunks(self->fd, ch, CAP, e, &n));
 	EXPECT_EQ(base[ch] + N, n);
 	EXPECT_EQ(-1, find_entry(e, n, theirs[1]));
@@ -1667,7 +1324,7 @@ static void dump_lists_chunks(struct __test_metadata *_metadata, struct mem_self
 		EXPECT_EQ(base[ch], n);
 	}
 	free(e);
-	check_counts(_metadata, self, &self->start, "after DUMP_MEM_CHUNKS");
+	check_counts(_metadata, self->index, &self->start, "after DUMP_MEM_CHUNKS");
 }
 
 /* Read all of host chunk @c and compare it with @want; the number of bytes that differ. */
@@ -1758,23 +1415,26 @@ static void buf_copy_round_trip(struct __test_metadata *_metadata, struct mem_se
 	EXPECT_EQ(0, mem_free(self->fd, c.h));
 	free(shadow);
 	free(tmp);
-	check_counts(_metadata, self, &self->start, "after the round trip");
+	check_counts(_metadata, self->index, &self->start, "after the round trip");
 }
 
 /*
- * DMA to and from device memory is not written yet: BUF_COPY on a device
- * chunk answers -EOPNOTSUPP.  The one place to change when it is.
+ * BUF_COPY on a device chunk goes through the DMA engine (selftests/dma
+ * covers it in depth): one small round trip in each form.
  */
-static void buf_copy_device_pending(struct __test_metadata *_metadata, struct mem_self *self,
-				    const struct chunk *dev)
+static void buf_copy_device(struct __test_metadata *_metadata, struct mem_self *self,
+			    const struct chunk *dev)
 {
-	char buf[64] = { 1 };
-	int wide, to_mem;
+	char buf[64], back[64];
+	int wide;
 
-	for (wide = 0; wide < 2; wide++)
-		for (to_mem = 0; to_mem < 2; to_mem++)
-			EXPECT_EQ(-EOPNOTSUPP, buf_copy(self->fd, wide, dev->h, buf, sizeof(buf),
-							pg, to_mem));
+	for (wide = 0; wide < 2; wide++) {
+		rnd_fill(buf, sizeof(buf));
+		memset(back, 0, sizeof(back));
+		EXPECT_EQ(0, buf_copy(self->fd, wide, dev->h, buf, sizeof(buf), pg, 1));
+		EXPECT_EQ(0, buf_copy(self->fd, wide, dev->h, back, sizeof(back), pg, 0));
+		EXPECT_EQ(0, memcmp(buf, back, sizeof(buf)));
+	}
 }
 
 /* Ranges outside host chunk @c, overflowing or truncated: -EINVAL both ways. */
@@ -1867,17 +1527,15 @@ static void buf_copy_errors(struct __test_metadata *_metadata, struct mem_self *
 	EXPECT_EQ(-EFAULT, xioctl(self->fd, NEURON_IOCTL_MEM_BUF_COPY64, nowhere));
 
 	new_chunk(_metadata, self, 0, 4 * pg, 0, &dev);
-	buf_copy_device_pending(_metadata, self, &dev);
+	buf_copy_device(_metadata, self, &dev);
 	EXPECT_EQ(0, mem_free(self->fd, dev.h));
 
 	EXPECT_EQ(0, mem_free(self->fd, c.h));
 	munmap(ro, pg);
 	free(shadow);
 	free(junk);
-	check_counts(_metadata, self, &self->start, "after the copy errors");
+	check_counts(_metadata, self->index, &self->start, "after the copy errors");
 }
-
-#define RW	(PROT_READ | PROT_WRITE)
 
 /* Data goes both ways through mappings of host and device chunks, and stays. */
 static void mmap_data(struct __test_metadata *_metadata, struct mem_self *self,
@@ -1893,7 +1551,7 @@ static void mmap_data(struct __test_metadata *_metadata, struct mem_self *self,
 		new_chunk(_metadata, self, host, 4 * pg, self->nhbm - 1, &c);
 		len = c.size;
 		ASSERT_EQ(0, get_info(self->fd, c.h, &off, &pa));
-		a = map(self, self->fd, off, len, RW, MAP_SHARED);
+		a = map(&self->undo, self->fd, off, len, RW, MAP_SHARED);
 		ASSERT_NE(MAP_FAILED, a) {
 			TH_LOG("%s chunk: %s", host ? "host" : "device", strerror(errno));
 		}
@@ -1912,36 +1570,36 @@ static void mmap_data(struct __test_metadata *_metadata, struct mem_self *self,
 			EXPECT_EQ(0, memcmp(a, pat, len));
 		}
 		/* A mapping of part of the chunk shows the same bytes. */
-		b = map(self, self->fd, off + pg, 2 * pg, RW, MAP_SHARED);
+		b = map(&self->undo, self->fd, off + pg, 2 * pg, RW, MAP_SHARED);
 		ASSERT_NE(MAP_FAILED, b);
 		EXPECT_EQ(0, memcmp(b, a + pg, 2 * pg));
 		memset(b + 10, 0x5a, 100);
 		memset(pat + pg + 10, 0x5a, 100);
 		EXPECT_EQ(0, memcmp(a, pat, len));
-		EXPECT_EQ(0, unmap(self, a, len));
-		EXPECT_EQ(0, unmap(self, b, 2 * pg));
+		EXPECT_EQ(0, unmap(&self->undo, a, len));
+		EXPECT_EQ(0, unmap(&self->undo, b, 2 * pg));
 
 		/* Mapped again: the data stayed. */
-		a = map(self, self->fd, off, len, RW, MAP_SHARED);
+		a = map(&self->undo, self->fd, off, len, RW, MAP_SHARED);
 		ASSERT_NE(MAP_FAILED, a);
 		EXPECT_EQ(0, memcmp(a, pat, len));
-		EXPECT_EQ(0, unmap(self, a, len));
+		EXPECT_EQ(0, unmap(&self->undo, a, len));
 
 		/* A read-only mapping cannot be made writable. */
-		r = map(self, self->fd, off, len, PROT_READ, MAP_SHARED);
+		r = map(&self->undo, self->fd, off, len, PROT_READ, MAP_SHARED);
 		ASSERT_NE(MAP_FAILED, r);
 		EXPECT_EQ(0, memcmp(r, pat, len));
 		EXPECT_EQ(-1, mprotect(r, len, RW));
 		EXPECT_EQ(EACCES, errno);
 		EXPECT_EQ(-1, mprotect(r + pg, pg, PROT_WRITE));
 		EXPECT_EQ(EACCES, errno);
-		EXPECT_EQ(0, unmap(self, r, len));
+		EXPECT_EQ(0, unmap(&self->undo, r, len));
 
 		EXPECT_EQ(0, mem_free(self->fd, c.h));
 		free(pat);
 		free(tmp);
 	}
-	check_counts(_metadata, self, &self->start, "after mmap data");
+	check_counts(_metadata, self->index, &self->start, "after mmap data");
 }
 
 /* Mappings must be shared, page aligned, and inside one of the caller's chunks. */
@@ -2007,7 +1665,7 @@ static void mmap_errors(struct __test_metadata *_metadata, struct mem_self *self
 	EXPECT_EQ(0, mem_free(self->fd, y.h));
 	for (i = 0; i < 2; i++)
 		EXPECT_EQ(0, mem_free(self->fd, c[i].h));
-	check_counts(_metadata, self, &self->start, "after mmap errors");
+	check_counts(_metadata, self->index, &self->start, "after mmap errors");
 }
 
 /* Freeing a mapped chunk drops its handle; its memory stays until the last unmap. */
@@ -2020,9 +1678,9 @@ static void mmap_outlives_free(struct __test_metadata *_metadata, struct mem_sel
 	int host;
 
 	for (host = 0; host < 2; host++) {
-		before = counts_now(_metadata, self);
+		before = counts_now(_metadata, self->index);
 		new_chunk(_metadata, self, host, 4 * pg, 0, &c);
-		a = map(self, self->fd, c.pa, c.size, RW, MAP_SHARED);
+		a = map(&self->undo, self->fd, c.pa, c.size, RW, MAP_SHARED);
 		ASSERT_NE(MAP_FAILED, a);
 		pat = malloc(c.size);
 		ASSERT_NE(NULL, pat);
@@ -2031,7 +1689,7 @@ static void mmap_outlives_free(struct __test_metadata *_metadata, struct mem_sel
 
 		EXPECT_EQ(0, mem_free(self->fd, c.h));
 		want = mcount_plus(&before, host ? c.size : 0, host ? 0 : c.size, 1, 0);
-		check_counts(_metadata, self, &want, "mapped, handle freed");
+		check_counts(_metadata, self->index, &want, "mapped, handle freed");
 		handle_refused(_metadata, self, c.h, "freed handle of a mapped chunk");
 		EXPECT_EQ(-EINVAL, map_fails(self->fd, c.pa, pg, RW, MAP_SHARED));
 		/* The mapping still works, and its memory is not given out again. */
@@ -2045,30 +1703,30 @@ static void mmap_outlives_free(struct __test_metadata *_metadata, struct mem_sel
 		}
 		EXPECT_EQ(0, mem_free(self->fd, n.h));
 		EXPECT_EQ(0, memcmp(a, pat, c.size));
-		EXPECT_EQ(0, unmap(self, a, c.size));
-		check_counts(_metadata, self, &before, "freed, then unmapped");
+		EXPECT_EQ(0, unmap(&self->undo, a, c.size));
+		check_counts(_metadata, self->index, &before, "freed, then unmapped");
 		free(pat);
 	}
 
 	/* Two mappings, one of them split: the memory goes with the last piece. */
-	before = counts_now(_metadata, self);
+	before = counts_now(_metadata, self->index);
 	new_chunk(_metadata, self, 0, 4 * pg, 0, &c);
 	want = mcount_plus(&before, 0, c.size, 1, 0);
-	a = map(self, self->fd, c.pa, c.size, RW, MAP_SHARED);
+	a = map(&self->undo, self->fd, c.pa, c.size, RW, MAP_SHARED);
 	ASSERT_NE(MAP_FAILED, a);
-	b = map(self, self->fd, c.pa + 3 * pg, pg, RW, MAP_SHARED);
+	b = map(&self->undo, self->fd, c.pa + 3 * pg, pg, RW, MAP_SHARED);
 	ASSERT_NE(MAP_FAILED, b);
 	EXPECT_EQ(0, mem_free(self->fd, c.h));
 	EXPECT_EQ(0, munmap(a + pg, pg));
-	check_counts(_metadata, self, &want, "split mapping");
+	check_counts(_metadata, self->index, &want, "split mapping");
 	EXPECT_EQ(0, munmap(a, pg));
-	check_counts(_metadata, self, &want, "first piece unmapped");
-	EXPECT_EQ(0, unmap(self, a, c.size));
-	check_counts(_metadata, self, &want, "second piece unmapped");
+	check_counts(_metadata, self->index, &want, "first piece unmapped");
+	EXPECT_EQ(0, unmap(&self->undo, a, c.size));
+	check_counts(_metadata, self->index, &want, "second piece unmapped");
 	b[0] = 1;
-	EXPECT_EQ(0, unmap(self, b, pg));
-	check_counts(_metadata, self, &before, "all unmapped");
-	check_counts(_metadata, self, &self->start, "after mmap and free");
+	EXPECT_EQ(0, unmap(&self->undo, b, pg));
+	check_counts(_metadata, self->index, &before, "all unmapped");
+	check_counts(_metadata, self->index, &self->start, "after mmap and free");
 }
 
 /*
@@ -2086,7 +1744,7 @@ static void process_exit(struct __test_metadata *_metadata, struct mem_self *sel
 	for (mode = 0; mode < 3; mode++) {
 		ASSERT_EQ(0, pipe(up));
 		ASSERT_EQ(0, pipe(down));
-		child = spawn(_metadata, self);
+		child = spawn(_metadata, &self->undo);
 		if (child == 0) {
 			int cfd = open_node(self->index, O_RDWR), fails = 0;
 			unsigned char *hm, *dm;
@@ -2099,13 +1757,11 @@ static void process_exit(struct __test_metadata *_metadata, struct mem_self *sel
 			CHILD_CHECK(alloc_dev(cfd, pg, self->nhbm - 1, &h[3]) == 0);
 			CHILD_CHECK(get_pa(cfd, h[0], &pa[0]) == 0);
 			CHILD_CHECK(get_pa(cfd, h[2], &pa[1]) == 0);
-			hm = mmap(NULL, 3 * pg, RW, MAP_SHARED, cfd, (off_t)pa[0]);
-			dm = mmap(NULL, 2 * pg, RW, MAP_SHARED, cfd, (off_t)pa[1]);
+			hm = mmap_filled(cfd, pa[0], 3 * pg, 0x11);
+			dm = mmap_filled(cfd, pa[1], 2 * pg, 0x22);
 			CHILD_CHECK(hm != MAP_FAILED && dm != MAP_FAILED);
 			if (fails)
 				_exit(child_status(fails));
-			memset(hm, 0x11, 3 * pg);
-			memset(dm, 0x22, 2 * pg);
 			if (mode == 1) {
 				close(cfd);
 				CHILD_CHECK(hm[3 * pg - 1] == 0x11 && dm[2 * pg - 1] == 0x22);
@@ -2119,20 +1775,20 @@ static void process_exit(struct __test_metadata *_metadata, struct mem_self *sel
 		close(up[1]);
 		close(down[0]);
 		ASSERT_EQ(0, wait_byte(up[0])) TH_LOG("child that %s", how[mode]);
-		during = counts_now(_metadata, self);
+		during = counts_now(_metadata, self->index);
 		EXPECT_LE(self->start.host_bytes + 3 * (long long)pg, during.host_bytes);
 		EXPECT_LE(self->start.device_bytes + 2 * (long long)pg, during.device_bytes);
 		if (mode != 1) {
 			struct mcount want = mcount_plus(&self->start, 4 * pg, 3 * pg, 4, 4);
 
-			check_counts(_metadata, self, &want, how[mode]);
+			check_counts(_metadata, self->index, &want, how[mode]);
 		}
 		if (mode == 2)
 			kill(child, SIGKILL);
 		else
 			ASSERT_EQ(0, signal_byte(down[1]));
-		EXPECT_EQ(mode == 2 ? 128 + SIGKILL : 0, reap(self, child));
-		check_counts(_metadata, self, &self->start, how[mode]);
+		EXPECT_EQ(mode == 2 ? 128 + SIGKILL : 0, reap(&self->undo, child));
+		check_counts(_metadata, self->index, &self->start, how[mode]);
 		close(up[0]);
 		close(down[1]);
 	}
@@ -2152,8 +1808,8 @@ static void fork_inheritance(struct __test_metadata *_metadata, struct mem_self 
 
 	new_chunk(_metadata, self, 0, 2 * pg, 0, &dev);
 	new_chunk(_metadata, self, 1, 2 * pg, 0, &host);
-	dm = map(self, self->fd, dev.pa, 2 * pg, RW, MAP_SHARED);
-	hm = map(self, self->fd, host.pa, 2 * pg, RW, MAP_SHARED);
+	dm = map(&self->undo, self->fd, dev.pa, 2 * pg, RW, MAP_SHARED);
+	hm = map(&self->undo, self->fd, host.pa, 2 * pg, RW, MAP_SHARED);
 	ASSERT_NE(MAP_FAILED, dm);
 	ASSERT_NE(MAP_FAILED, hm);
 	memset(dm, 0x33, 2 * pg);
@@ -2161,7 +1817,7 @@ static void fork_inheritance(struct __test_metadata *_metadata, struct mem_self 
 	EXPECT_EQ(1, maps_show(dm, 2 * pg));
 	EXPECT_EQ(1, maps_show(hm, 2 * pg));
 
-	child = spawn(_metadata, self);
+	child = spawn(_metadata, &self->undo);
 	if (child == 0) {
 		struct neuron_ioctl_mem_get_mc_mmap_info_v2 mc;
 		struct neuron_ioctl_mem_get_extended_info ei;
@@ -2197,7 +1853,7 @@ static void fork_inheritance(struct __test_metadata *_metadata, struct mem_self 
 		/* It leaves its chunk behind: its exit frees it. */
 		_exit(child_status(fails));
 	}
-	EXPECT_EQ(0, reap(self, child));
+	EXPECT_EQ(0, reap(&self->undo, child));
 
 	/* The parent's memory is untouched. */
 	check_chunk(_metadata, self, dev.h, 0, 2 * pg, NULL);
@@ -2210,11 +1866,11 @@ static void fork_inheritance(struct __test_metadata *_metadata, struct mem_self 
 	EXPECT_EQ(0x44, tmp[0]);
 	EXPECT_EQ(0x44, tmp[2 * pg - 1]);
 	free(tmp);
-	EXPECT_EQ(0, unmap(self, dm, 2 * pg));
-	EXPECT_EQ(0, unmap(self, hm, 2 * pg));
+	EXPECT_EQ(0, unmap(&self->undo, dm, 2 * pg));
+	EXPECT_EQ(0, unmap(&self->undo, hm, 2 * pg));
 	EXPECT_EQ(0, mem_free(self->fd, dev.h));
 	EXPECT_EQ(0, mem_free(self->fd, host.h));
-	check_counts(_metadata, self, &self->start, "after fork");
+	check_counts(_metadata, self->index, &self->start, "after fork");
 }
 
 /* Process B cannot free, read, copy or map process A's memory (here A is the child). */
@@ -2229,7 +1885,7 @@ static void two_processes(struct __test_metadata *_metadata, struct mem_self *se
 
 	ASSERT_EQ(0, pipe(up));
 	ASSERT_EQ(0, pipe(down));
-	child = spawn(_metadata, self);
+	child = spawn(_metadata, &self->undo);
 	if (child == 0) {
 		int cfd = open_node(self->index, O_RDWR), fails = 0;
 		unsigned char *dm, *hm, buf[2 * 4096];
@@ -2240,13 +1896,11 @@ static void two_processes(struct __test_metadata *_metadata, struct mem_self *se
 		CHILD_CHECK(get_pa(cfd, v[0], &v[1]) == 0);
 		CHILD_CHECK(alloc_host(cfd, 2 * pg, &v[2]) == 0);
 		CHILD_CHECK(get_pa(cfd, v[2], &v[3]) == 0);
-		dm = mmap(NULL, 2 * pg, RW, MAP_SHARED, cfd, (off_t)v[1]);
-		hm = mmap(NULL, 2 * pg, RW, MAP_SHARED, cfd, (off_t)v[3]);
+		dm = mmap_filled(cfd, v[1], 2 * pg, 0x3c);
+		hm = mmap_filled(cfd, v[3], 2 * pg, 0x3d);
 		CHILD_CHECK(dm != MAP_FAILED && hm != MAP_FAILED && pg <= 4096);
 		if (fails)
 			_exit(child_status(fails));
-		memset(dm, 0x3c, 2 * pg);
-		memset(hm, 0x3d, 2 * pg);
 		CHILD_CHECK(put_u64s(up[1], v, 4) == 0);
 		CHILD_CHECK(wait_byte(down[0]) == 0);
 		/* All still here and intact. */
@@ -2263,7 +1917,7 @@ static void two_processes(struct __test_metadata *_metadata, struct mem_self *se
 	close(up[1]);
 	close(down[0]);
 	ASSERT_EQ(0, get_u64s(up[0], theirs, 4));
-	with_theirs = counts_now(_metadata, self);
+	with_theirs = counts_now(_metadata, self->index);
 	for (i = 0; i < 4; i += 2) {
 		handle_refused(_metadata, self, theirs[i], "another process's handle");
 		for (v1 = 0; v1 < 2; v1++) {
@@ -2274,12 +1928,12 @@ static void two_processes(struct __test_metadata *_metadata, struct mem_self *se
 		EXPECT_EQ(-EINVAL, map_fails(self->fd, theirs[i + 1], 2 * pg, PROT_READ,
 					     MAP_SHARED));
 	}
-	check_counts(_metadata, self, &with_theirs, "after trying another process's memory");
+	check_counts(_metadata, self->index, &with_theirs, "after trying another process's memory");
 	ASSERT_EQ(0, signal_byte(down[1]));
-	EXPECT_EQ(0, reap(self, child));
+	EXPECT_EQ(0, reap(&self->undo, child));
 	close(up[0]);
 	close(down[1]);
-	check_counts(_metadata, self, &self->start, "after two processes");
+	check_counts(_metadata, self->index, &self->start, "after two processes");
 }
 
 /* Whether DMABUF_FD still answers -EOPNOTSUPP (pending). */
@@ -2291,12 +1945,12 @@ static int dmabuf_pending(struct __test_metadata *_metadata, struct mem_self *se
 	long ret;
 
 	new_chunk(_metadata, self, 0, pg, 0, &c);
-	a = map(self, self->fd, c.pa, pg, RW, MAP_SHARED);
+	a = map(&self->undo, self->fd, c.pa, pg, RW, MAP_SHARED);
 	ASSERT_NE(MAP_FAILED, a);
 	ret = dmabuf_fd(self->fd, a, pg, &out);
 	if (!ret && out >= 0)
 		close(out);
-	EXPECT_EQ(0, unmap(self, a, pg));
+	EXPECT_EQ(0, unmap(&self->undo, a, pg));
 	EXPECT_EQ(0, mem_free(self->fd, c.h));
 	if (ret == -EOPNOTSUPP)
 		return 1;
@@ -2354,8 +2008,8 @@ static void dmabuf_errors(struct __test_metadata *_metadata, struct mem_self *se
 	ASSERT_NE(NULL, ro);
 	new_chunk(_metadata, self, 0, 4 * pg, 0, &d);
 	new_chunk(_metadata, self, 1, 2 * pg, 0, &h);
-	dm = map(self, self->fd, d.pa, 4 * pg, RW, MAP_SHARED);
-	hm = map(self, self->fd, h.pa, 2 * pg, RW, MAP_SHARED);
+	dm = map(&self->undo, self->fd, d.pa, 4 * pg, RW, MAP_SHARED);
+	hm = map(&self->undo, self->fd, h.pa, 2 * pg, RW, MAP_SHARED);
 	anon = mmap(NULL, 4 * pg, RW, MAP_SHARED | MAP_ANONYMOUS, -1, 0);
 	ASSERT_NE(MAP_FAILED, dm);
 	ASSERT_NE(MAP_FAILED, hm);
@@ -2393,17 +2047,17 @@ static void dmabuf_errors(struct __test_metadata *_metadata, struct mem_self *se
 	EXPECT_EQ(before, count_fds());
 
 	/* Once unmapped, the range is nobody's mapping. */
-	EXPECT_EQ(0, unmap(self, dm, 4 * pg));
+	EXPECT_EQ(0, unmap(&self->undo, dm, 4 * pg));
 	out = -7;
 	EXPECT_EQ(-EINVAL, dmabuf_fd(self->fd, dm, pg, &out));
 	EXPECT_EQ(-7, out);
 
-	EXPECT_EQ(0, unmap(self, hm, 2 * pg));
+	EXPECT_EQ(0, unmap(&self->undo, hm, 2 * pg));
 	munmap(anon, 4 * pg);
 	munmap(ro, pg);
 	EXPECT_EQ(0, mem_free(self->fd, d.h));
 	EXPECT_EQ(0, mem_free(self->fd, h.h));
-	check_counts(_metadata, self, &self->start, "after dma-buf errors");
+	check_counts(_metadata, self->index, &self->start, "after dma-buf errors");
 }
 
 /*
@@ -2421,7 +2075,7 @@ static void dmabuf_import(struct __test_metadata *_metadata, struct mem_self *se
 	pid_t child;
 
 	new_chunk(_metadata, self, 0, 4 * pg, self->nhbm - 1, &d);
-	dm = map(self, self->fd, d.pa, 4 * pg, RW, MAP_SHARED);
+	dm = map(&self->undo, self->fd, d.pa, 4 * pg, RW, MAP_SHARED);
 	ASSERT_NE(MAP_FAILED, dm);
 	pat = malloc(4 * pg);
 	ASSERT_NE(NULL, pat);
@@ -2433,7 +2087,7 @@ static void dmabuf_import(struct __test_metadata *_metadata, struct mem_self *se
 	keep_fd(self, fds[1]);
 	ASSERT_EQ(0, socketpair(AF_UNIX, SOCK_STREAM, 0, sv));
 
-	child = spawn(_metadata, self);
+	child = spawn(_metadata, &self->undo);
 	if (child == 0) {
 		unsigned char *m, *s;
 		int got[2], fails = 0;
@@ -2476,20 +2130,20 @@ static void dmabuf_import(struct __test_metadata *_metadata, struct mem_self *se
 
 	/* Handle, mapping and our files gone: the child's dma-bufs hold the memory. */
 	EXPECT_EQ(0, mem_free(self->fd, d.h));
-	EXPECT_EQ(0, unmap(self, dm, 4 * pg));
+	EXPECT_EQ(0, unmap(&self->undo, dm, 4 * pg));
 	drop_fd(self, fds[0]);
 	drop_fd(self, fds[1]);
 	want = mcount_plus(&self->start, 0, d.size, 1, 0);
-	check_counts(_metadata, self, &want, "held by dma-bufs only");
+	check_counts(_metadata, self->index, &want, "held by dma-bufs only");
 	new_chunk(_metadata, self, 0, 4 * pg, self->nhbm - 1, &n);
 	EXPECT_FALSE(in_chunk(&d, n.pa) || in_chunk(&n, d.pa));
 	EXPECT_EQ(0, mem_free(self->fd, n.h));
 
 	ASSERT_EQ(0, signal_byte(sv[0]));
-	EXPECT_EQ(0, reap(self, child));
+	EXPECT_EQ(0, reap(&self->undo, child));
 	close(sv[0]);
 	free(pat);
-	check_counts(_metadata, self, &self->start, "after the dma-buf import");
+	check_counts(_metadata, self->index, &self->start, "after the dma-buf import");
 }
 
 /* Who may use the memory commands. */

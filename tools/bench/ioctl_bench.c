@@ -18,70 +18,34 @@
  * coarse for one batch; on x86 the batches are timed with the TSC, which
  * is calibrated against CLOCK_MONOTONIC over the whole run.
  */
-#include <errno.h>
 #include <fcntl.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <sys/ioctl.h>
-#include <time.h>
 #include <unistd.h>
-#if defined(__x86_64__)
-#include <x86intrin.h>
-#endif
 
 #include <neuron/neuron_ioctl.h>
 
-/* nr 0 is in the table's range but no command has it. */
-#define UNKNOWN_CMD	_IO(NEURON_IOCTL_BASE, 0)
+#include "bench_common.h"
 
-static uint64_t now_ns(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (uint64_t)ts.tv_sec * 1000000000 + ts.tv_nsec;
-}
-
-/* A fine-grained clock: TSC ticks on x86, else nanoseconds. */
-static uint64_t ticks(void)
-{
-#if defined(__x86_64__)
-	return __rdtsc();
-#else
-	return now_ns();
-#endif
-}
-
-/* Ticks for @n calls of @cmd on @fd; exits on a wrong answer. */
-static uint64_t time_calls(int fd, unsigned int cmd, long n, int want_errno)
+/* Ticks for @n calls of NEURON_IOCTL_DRIVER_INFO_GET on @fd; exits on failure. */
+static uint64_t time_info(int fd, long n)
 {
 	struct neuron_ioctl_device_driver_info di;
-	uint64_t t0 = ticks();
+	uint64_t t0 = bench_ticks();
 	long i;
 	int ret;
 
 	for (i = 0; i < n; i++) {
-		ret = ioctl(fd, cmd, &di);
-		if ((want_errno && (ret != -1 || errno != want_errno)) || (!want_errno && ret)) {
-			fprintf(stderr, "ioctl %#x: %d (%m)\n", cmd, ret);
+		ret = ioctl(fd, NEURON_IOCTL_DRIVER_INFO_GET, &di);
+		if (ret) {
+			fprintf(stderr, "ioctl %#x: %d (%m)\n",
+				(unsigned int)NEURON_IOCTL_DRIVER_INFO_GET, ret);
 			exit(1);
 		}
 	}
-	return ticks() - t0;
-}
-
-static int cmp_double(const void *a, const void *b)
-{
-	double x = *(const double *)a, y = *(const double *)b;
-
-	return (x > y) - (x < y);
-}
-
-static double median(double *v, int n)
-{
-	qsort(v, n, sizeof(*v), cmp_double);
-	return n % 2 ? v[n / 2] : (v[n / 2 - 1] + v[n / 2]) / 2;
+	return bench_ticks() - t0;
 }
 
 static void bench(const char *lane, int fd, long calls, int pairs)
@@ -89,34 +53,34 @@ static void bench(const char *lane, int fd, long calls, int pairs)
 	double *info = calloc(pairs, sizeof(double));
 	double *floor_t = calloc(pairs, sizeof(double));
 	double *ratio = calloc(pairs, sizeof(double));
-	uint64_t t0, n0, a, b;
+	struct bench_calib calib;
 	double ns_per_tick;
+	uint64_t a, b;
 	int p;
 
 	if (!info || !floor_t || !ratio)
 		exit(1);
 	/* Warm up caches and the branch predictors. */
-	time_calls(fd, NEURON_IOCTL_DRIVER_INFO_GET, calls, 0);
-	time_calls(fd, UNKNOWN_CMD, calls, ENOTTY);
+	time_info(fd, calls);
+	bench_time_null(fd, calls);
 
-	n0 = now_ns();
-	t0 = ticks();
+	bench_calib_start(&calib);
 	for (p = 0; p < pairs; p++) {
 		if (p % 2) {
-			b = time_calls(fd, UNKNOWN_CMD, calls, ENOTTY);
-			a = time_calls(fd, NEURON_IOCTL_DRIVER_INFO_GET, calls, 0);
+			b = bench_time_null(fd, calls);
+			a = time_info(fd, calls);
 		} else {
-			a = time_calls(fd, NEURON_IOCTL_DRIVER_INFO_GET, calls, 0);
-			b = time_calls(fd, UNKNOWN_CMD, calls, ENOTTY);
+			a = time_info(fd, calls);
+			b = bench_time_null(fd, calls);
 		}
 		info[p] = (double)a / calls;
 		floor_t[p] = (double)b / calls;
 		ratio[p] = (double)a / b;
 	}
-	ns_per_tick = (double)(now_ns() - n0) / (ticks() - t0);
+	ns_per_tick = bench_ns_per_tick(&calib);
 	printf("%-12s DRIVER_INFO_GET %7.1f ns  unknown number %7.1f ns  ratio %.3f\n",
-	       lane, median(info, pairs) * ns_per_tick, median(floor_t, pairs) * ns_per_tick,
-	       median(ratio, pairs));
+	       lane, bench_median(info, pairs) * ns_per_tick,
+	       bench_median(floor_t, pairs) * ns_per_tick, bench_median(ratio, pairs));
 	free(info);
 	free(floor_t);
 	free(ratio);

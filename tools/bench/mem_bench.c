@@ -31,21 +31,15 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/ioctl.h>
-#include <time.h>
 #include <unistd.h>
-#if defined(__x86_64__)
-#include <x86intrin.h>
-#endif
 
 #include <neuron/neuron_ioctl.h>
 
-/* nr 0 is in the table's range but no command has it. */
-#define UNKNOWN_CMD	_IO(NEURON_IOCTL_BASE, 0)
+#include "bench_common.h"
+
 #define CHUNK		4096
 #define HOLE_EVERY	8
 #define GOAL		1.5
-
-#define ARRAY_SIZE(a)	(sizeof(a) / sizeof((a)[0]))
 
 static const long levels[] = { 10, 1000, 100000 };
 #define NLEVELS		ARRAY_SIZE(levels)
@@ -55,30 +49,6 @@ static int fd;
 static unsigned int nhbm;
 static __u64 *live;
 static long nlive;
-
-static uint64_t now_ns(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (uint64_t)ts.tv_sec * 1000000000 + ts.tv_nsec;
-}
-
-/* A fine-grained clock: TSC ticks on x86, else nanoseconds. */
-static uint64_t ticks(void)
-{
-#if defined(__x86_64__)
-	return __rdtsc();
-#else
-	return now_ns();
-#endif
-}
-
-static void die(const char *what, int err)
-{
-	fprintf(stderr, "%s: %s\n", what, strerror(err));
-	exit(1);
-}
 
 static int alloc_chunk(__u32 channel, __u64 *h)
 {
@@ -115,7 +85,7 @@ static void set_live(long n)
 		if (nlive / nhbm % HOLE_EVERY == HOLE_EVERY - 1) {
 			err = alloc_chunk(nlive % nhbm, &holes[nholes]);
 			if (err)
-				die("MEM_ALLOC_V2 (hole)", err);
+				bench_die("MEM_ALLOC_V2 (hole)", err);
 			nholes++;
 		}
 		nlive++;
@@ -123,18 +93,18 @@ static void set_live(long n)
 	for (i = 0; i < nholes; i++) {
 		err = free_chunk(holes[i]);
 		if (err)
-			die("MEM_FREE (hole)", err);
+			bench_die("MEM_FREE (hole)", err);
 	}
 	while (nlive > n) {
 		err = free_chunk(live[--nlive]);
 		if (err)
-			die("MEM_FREE", err);
+			bench_die("MEM_FREE", err);
 	}
 }
 
 static uint64_t time_pairs(long pairs)
 {
-	uint64_t t0 = ticks();
+	uint64_t t0 = bench_ticks();
 	__u64 h;
 	long i;
 	int err;
@@ -142,12 +112,12 @@ static uint64_t time_pairs(long pairs)
 	for (i = 0; i < pairs; i++) {
 		err = alloc_chunk(0, &h);
 		if (err)
-			die("MEM_ALLOC_V2", err);
+			bench_die("MEM_ALLOC_V2", err);
 		err = free_chunk(h);
 		if (err)
-			die("MEM_FREE", err);
+			bench_die("MEM_FREE", err);
 	}
-	return ticks() - t0;
+	return bench_ticks() - t0;
 }
 
 /* MEM_GET_INFO on 16 handles spread over the live set, in turn. */
@@ -160,37 +130,13 @@ static uint64_t time_get_info(long calls)
 
 	for (i = 0; i < 16; i++)
 		hs[i] = live[(nlive - 1) * i / 15];
-	t0 = ticks();
+	t0 = bench_ticks();
 	for (i = 0; i < calls; i++) {
 		gi.mem_handle = hs[i & 15];
 		if (ioctl(fd, NEURON_IOCTL_MEM_GET_INFO, &gi))
-			die("MEM_GET_INFO", errno);
+			bench_die("MEM_GET_INFO", errno);
 	}
-	return ticks() - t0;
-}
-
-static uint64_t time_null(long calls)
-{
-	uint64_t t0 = ticks();
-	long i;
-
-	for (i = 0; i < calls; i++)
-		if (ioctl(fd, UNKNOWN_CMD, NULL) != -1 || errno != ENOTTY)
-			die("unknown command", errno);
-	return ticks() - t0;
-}
-
-static int cmp_double(const void *a, const void *b)
-{
-	double x = *(const double *)a, y = *(const double *)b;
-
-	return (x > y) - (x < y);
-}
-
-static double median(double *v, int n)
-{
-	qsort(v, n, sizeof(*v), cmp_double);
-	return n % 2 ? v[n / 2] : (v[n / 2 - 1] + v[n / 2]) / 2;
+	return bench_ticks() - t0;
 }
 
 /* Samples in ticks per operation, converted at the end. */
@@ -202,13 +148,13 @@ static void measure(unsigned int l, int round, long pairs, long calls)
 	double p, g, z;
 
 	if (round % 2) {
-		z = (double)time_null(calls) / calls;
+		z = (double)bench_time_null(fd, calls) / calls;
 		g = (double)time_get_info(calls) / calls;
 		p = (double)time_pairs(pairs) / pairs;
 	} else {
 		p = (double)time_pairs(pairs) / pairs;
 		g = (double)time_get_info(calls) / calls;
-		z = (double)time_null(calls) / calls;
+		z = (double)bench_time_null(fd, calls) / calls;
 	}
 	pair_t[l][nsamples[l]] = p;
 	info_t[l][nsamples[l]++] = g;
@@ -222,7 +168,7 @@ int main(int argc, char **argv)
 	long calls = argc > 4 ? atol(argv[4]) : 20000;
 	struct neuron_ioctl_dump_mem_chunks dc = { 0 };
 	double rate[NLEVELS], info[NLEVELS], ns_per_tick, floor_ns, r_alloc, r_info;
-	uint64_t t0, n0;
+	struct bench_calib calib;
 	char path[64];
 	unsigned int l;
 	int r;
@@ -244,16 +190,16 @@ int main(int argc, char **argv)
 			break;
 	}
 	if (!nhbm || errno != EINVAL)
-		die("DUMP_MEM_CHUNKS", errno);
+		bench_die("DUMP_MEM_CHUNKS", errno);
 	live = calloc(MAX_LIVE, sizeof(*live));
 	null_t = calloc(2 * NLEVELS * rounds, sizeof(double));
 	if (!live || !null_t)
-		die("calloc", ENOMEM);
+		bench_die("calloc", ENOMEM);
 	for (l = 0; l < NLEVELS; l++) {
 		pair_t[l] = calloc(2 * rounds, sizeof(double));
 		info_t[l] = calloc(2 * rounds, sizeof(double));
 		if (!pair_t[l] || !info_t[l])
-			die("calloc", ENOMEM);
+			bench_die("calloc", ENOMEM);
 	}
 	printf("%s: %u channels, 4 KiB device chunks, one hole per %d live chunks\n", path, nhbm,
 	       HOLE_EVERY);
@@ -264,10 +210,9 @@ int main(int argc, char **argv)
 	set_live(levels[0]);
 	time_pairs(pairs);
 	time_get_info(calls);
-	time_null(calls);
+	bench_time_null(fd, calls);
 
-	n0 = now_ns();
-	t0 = ticks();
+	bench_calib_start(&calib);
 	for (l = 0; l < NLEVELS; l++) {
 		set_live(levels[l]);
 		for (r = 0; r < rounds; r++)
@@ -278,16 +223,16 @@ int main(int argc, char **argv)
 		for (r = 0; r < rounds; r++)
 			measure(l, r + 1, pairs, calls);
 	}
-	ns_per_tick = (double)(now_ns() - n0) / (ticks() - t0);
+	ns_per_tick = bench_ns_per_tick(&calib);
 	set_live(0);
 	close(fd);
 
-	floor_ns = median(null_t, nnull) * ns_per_tick;
+	floor_ns = bench_median(null_t, nnull) * ns_per_tick;
 	printf("null ioctl (unknown number): %.1f ns\n", floor_ns);
 	printf("%12s %16s %14s\n", "live chunks", "alloc+free /s", "GET_INFO ns");
 	for (l = 0; l < NLEVELS; l++) {
-		rate[l] = 1e9 / (median(pair_t[l], nsamples[l]) * ns_per_tick);
-		info[l] = median(info_t[l], nsamples[l]) * ns_per_tick;
+		rate[l] = 1e9 / (bench_median(pair_t[l], nsamples[l]) * ns_per_tick);
+		info[l] = bench_median(info_t[l], nsamples[l]) * ns_per_tick;
 		printf("%12ld %16.0f %14.1f\n", levels[l], rate[l], info[l]);
 	}
 	r_alloc = rate[0] / rate[NLEVELS - 1];

@@ -1,0 +1,1085 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * The DMA layer: driver copies through the device's host engines.
+ *
+ * The engine library (neuron_udma) registers its ops with the core when it
+ * loads; the core loads it on a device's first DMA use.  A device then gets
+ * up to NEURON_DMA_MAX_CHANS channels, one per host (host-to-device)
+ * engine, each with two host rings, a completion marker and a bounce
+ * buffer.  A copy takes a free channel, builds its descriptors (at most
+ * 64 KiB each), ends the batch with the marker copy and rings the doorbell,
+ * then waits for the marker: sleeping, bounded by dma_timeout_ms, and
+ * killable.  No lock is held while it waits; other copies use the other
+ * channels.  A wait that times out, is killed, or finds the engine aborted
+ * reprograms the channel's engine and queue, so the next copy finds it
+ * working.
+ *
+ * User buffers of more than one bounce buffer are not copied through the
+ * CPU: their pages are pinned and DMA-mapped, and the engine moves the
+ * bytes straight between them and the chunk.
+ *
+ * Asynchronous copies (MEM_COPY_ASYNC) keep their channel, and references
+ * on their chunks, until they are waited for or the file is released; a
+ * device keeps one channel for synchronous copies.  See
+ * Documentation/dma.rst.
+ */
+
+#define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
+
+#include <linux/debugfs.h>
+#include <linux/delay.h>
+#include <linux/dma-mapping.h>
+#include <linux/kmod.h>
+#include <linux/minmax.h>
+#include <linux/mm.h>
+#include <linux/module.h>
+#include <linux/moduleparam.h>
+#include <linux/overflow.h>
+#include <linux/pagemap.h>
+#include <linux/sched/signal.h>
+#include <linux/scatterlist.h>
+#include <linux/seq_file.h>
+#include <linux/sizes.h>
+#include <linux/slab.h>
+#include <linux/uaccess.h>
+
+#include <neuron/compat.h>
+#include <neuron/udma.h>
+
+#include "core.h"
+#include "dma.h"
+
+unsigned int neuron_dma_timeout_ms = 10000;
+module_param_named(dma_timeout_ms, neuron_dma_timeout_ms, uint, 0644);
+MODULE_PARM_DESC(dma_timeout_ms,
+		 "Longest wait for one DMA transfer, in ms, before it is aborted (default 10000)");
+
+/* ---- The engine library's registration ------------------------------- */
+
+/* Protects neuron_udma_impl. */
+static DEFINE_MUTEX(neuron_udma_lock);
+static const struct neuron_udma_ops *neuron_udma_impl;
+
+/**
+ * neuron_udma_register() - offer the UDMA engine library to the core
+ * @ops: the library; its module is pinned while a device uses it
+ *
+ * Return: 0, -EINVAL for an incomplete @ops, -EBUSY if one is registered.
+ */
+int neuron_udma_register(const struct neuron_udma_ops *ops)
+{
+	int ret = 0;
+
+	if (!ops || !ops->engine_bind || !ops->engine_init || !ops->engine_error_setup ||
+	    !ops->engine_set_state || !ops->engine_get_state || !ops->queue_init ||
+	    !ops->queue_reset || !ops->queue_state || !ops->copy_prepare ||
+	    !ops->marker_prepare || !ops->submit || !ops->ack)
+		return -EINVAL;
+	mutex_lock(&neuron_udma_lock);
+	if (neuron_udma_impl)
+		ret = -EBUSY;
+	else
+		neuron_udma_impl = ops;
+	mutex_unlock(&neuron_udma_lock);
+	return ret;
+}
+EXPORT_SYMBOL_NS_GPL(neuron_udma_register, NEURON_NS);
+
+/**
+ * neuron_udma_unregister() - withdraw it
+ * @ops: what neuron_udma_register() was given
+ *
+ * No device uses it any more: each held a reference on its module.
+ */
+void neuron_udma_unregister(const struct neuron_udma_ops *ops)
+{
+	mutex_lock(&neuron_udma_lock);
+	if (neuron_udma_impl == ops)
+		neuron_udma_impl = NULL;
+	mutex_unlock(&neuron_udma_lock);
+}
+EXPORT_SYMBOL_NS_GPL(neuron_udma_unregister, NEURON_NS);
+
+/* The library with a reference on its module, or NULL. */
+static const struct neuron_udma_ops *neuron_udma_get(void)
+{
+	const struct neuron_udma_ops *ops;
+
+	mutex_lock(&neuron_udma_lock);
+	ops = neuron_udma_impl;
+	if (ops && !try_module_get(ops->owner))
+		ops = NULL;
+	mutex_unlock(&neuron_udma_lock);
+	return ops;
+}
+
+/* ---- Channels ---------------------------------------------------------- */
+
+static size_t neuron_dma_ring_bytes(void)
+{
+	return 2 * NEURON_DMA_RING_DESCS * sizeof(struct neuron_udma_desc) + SZ_64;
+}
+
+static struct device *neuron_dma_dev(struct neuron_dma *dma)
+{
+	return dma->nd->bus.parent;
+}
+
+/* Program the channel's engine and queue from scratch. */
+static int neuron_dma_chan_program(struct neuron_dma_chan *ch)
+{
+	struct neuron_dma *dma = ch->dma;
+	const struct neuron_udma_ops *ops = dma->ops;
+	u32 index = (ch - dma->chans) + dma->gen->groups * dma->gen->group_engines;
+	size_t rb = NEURON_DMA_RING_DESCS * sizeof(struct neuron_udma_desc);
+	struct neuron_udma_ring_cfg m2s = {
+		.va = ch->ring,
+		.addr = ch->ring_dma | dma->nd->mem.host_base,
+		.size = NEURON_DMA_RING_DESCS,
+	};
+	struct neuron_udma_ring_cfg s2m = {
+		.va = ch->ring + rb,
+		.addr = (ch->ring_dma + rb) | dma->nd->mem.host_base,
+		.size = NEURON_DMA_RING_DESCS,
+	};
+	int ret;
+
+	ch->epoch = atomic_read(&dma->epoch);
+	ret = ops->engine_init(&ch->eng, dma->nd, dma->gen, index);
+	if (!ret) {
+		ops->engine_error_setup(&ch->eng);
+		ret = ops->queue_init(&ch->eng, 0, &m2s, &s2m);
+	}
+	if (!ret)
+		ret = ops->engine_set_state(&ch->eng, NEURON_UDMA_NORMAL);
+	ch->q = &ch->eng.queue[0];
+	ch->inflight = 0;
+	neuron_udma_marker_arm(ch->marker);
+	ch->broken = ret != 0;
+	if (ret)
+		dev_err_ratelimited(&dma->nd->dev, "DMA engine %u: cannot program it (%d)\n",
+				    index, ret);
+	return ret;
+}
+
+static void neuron_dma_chan_free(struct neuron_dma_chan *ch)
+{
+	struct device *dev = neuron_dma_dev(ch->dma);
+
+	if (ch->bounce)
+		dma_free_coherent(dev, NEURON_DMA_BOUNCE_SIZE, ch->bounce, ch->bounce_dma);
+	if (ch->ring)
+		dma_free_coherent(dev, neuron_dma_ring_bytes(), ch->ring, ch->ring_dma);
+	ch->bounce = NULL;
+	ch->ring = NULL;
+}
+
+static int neuron_dma_chan_alloc(struct neuron_dma_chan *ch)
+{
+	struct device *dev = neuron_dma_dev(ch->dma);
+	u64 host = ch->dma->nd->mem.host_base;
+
+	ch->ring = dma_alloc_coherent(dev, neuron_dma_ring_bytes(), &ch->ring_dma, GFP_KERNEL);
+	ch->bounce = dma_alloc_coherent(dev, NEURON_DMA_BOUNCE_SIZE, &ch->bounce_dma, GFP_KERNEL);
+	if (!ch->ring || !ch->bounce) {
+		neuron_dma_chan_free(ch);
+		return -ENOMEM;
+	}
+	ch->marker = ch->ring + 2 * NEURON_DMA_RING_DESCS * sizeof(struct neuron_udma_desc);
+	ch->marker_pa = (ch->ring_dma + ((void *)ch->marker - ch->ring)) | host;
+	ch->bounce_pa = ch->bounce_dma | host;
+	return 0;
+}
+
+/* Set up the device's channels on first use.  Called with dma->lock held. */
+static int neuron_dma_setup_locked(struct neuron_dma *dma)
+{
+	struct neuron_device *nd = dma->nd;
+	const struct neuron_udma_gen *gen = nd->dhal.dhal ? nd->dhal.dhal->udma : NULL;
+	const struct neuron_udma_ops *ops;
+	unsigned int i, n;
+	int ret;
+
+	lockdep_assert_held(&dma->lock);
+	if (!gen || gen->engines <= gen->groups * gen->group_engines)
+		return -EOPNOTSUPP;
+	ops = neuron_udma_get();
+	if (!ops) {
+		request_module(NEURON_UDMA_MODULE);
+		ops = neuron_udma_get();
+	}
+	if (!ops) {
+		dev_warn_once(&nd->dev, "no DMA: module %s is not available\n",
+			      NEURON_UDMA_MODULE);
+		return -EOPNOTSUPP;
+	}
+	dma->ops = ops;
+	dma->gen = gen;
+	n = min_t(u32, gen->engines - gen->groups * gen->group_engines, NEURON_DMA_MAX_CHANS);
+	for (i = 0; i < n; i++) {
+		struct neuron_dma_chan *ch = &dma->chans[i];
+
+		ch->dma = dma;
+		ret = neuron_dma_chan_alloc(ch);
+		if (ret)
+			goto err;
+		/* A channel that cannot be programmed is retried on use. */
+		neuron_dma_chan_program(ch);
+	}
+	dma->nr_chans = n;
+	sema_init(&dma->free, n);
+	dma->busy = 0;
+	return 0;
+
+err:
+	while (i--)
+		neuron_dma_chan_free(&dma->chans[i]);
+	dma->ops = NULL;
+	dma->gen = NULL;
+	module_put(ops->owner);
+	return ret;
+}
+
+/**
+ * neuron_dma_setup() - set the device's DMA up, on first use
+ * @dma: the device's DMA state; the caller holds the usage lock
+ *
+ * Return: 0, -EOPNOTSUPP when the generation or the engine library is
+ * missing, -ENODEV after removal, -ENOMEM.
+ */
+int neuron_dma_setup(struct neuron_dma *dma)
+{
+	int ret = 0;
+
+	/* Acquire: pairs with the release that published the channels. */
+	if (smp_load_acquire(&dma->ready))
+		return 0;
+	mutex_lock(&dma->lock);
+	if (dma->gone)
+		ret = -ENODEV;
+	else if (!dma->ready)
+		ret = neuron_dma_setup_locked(dma);
+	if (!ret)
+		smp_store_release(&dma->ready, true);	/* publish the channels */
+	mutex_unlock(&dma->lock);
+	return ret;
+}
+
+/*
+ * Take a free channel, waiting (killably) while all are held.  The caller
+ * holds the device's usage lock, so the channels stay set up.
+ */
+static struct neuron_dma_chan *neuron_dma_chan_get(struct neuron_dma *dma)
+{
+	struct neuron_dma_chan *ch;
+	unsigned int i;
+	int ret;
+
+	ret = neuron_dma_setup(dma);
+	if (ret)
+		return ERR_PTR(ret);
+	if (down_killable(&dma->free))
+		return ERR_PTR(-EINTR);
+	spin_lock(&dma->busy_lock);
+	i = find_first_zero_bit(&dma->busy, dma->nr_chans);
+	/* The semaphore counts free bits, so there is one. */
+	__set_bit(i, &dma->busy);
+	spin_unlock(&dma->busy_lock);
+	ch = &dma->chans[i];
+	if (ch->broken || ch->epoch != atomic_read(&dma->epoch)) {
+		if (neuron_dma_chan_program(ch)) {
+			spin_lock(&dma->busy_lock);
+			__clear_bit(i, &dma->busy);
+			spin_unlock(&dma->busy_lock);
+			up(&dma->free);
+			return ERR_PTR(-EIO);
+		}
+	}
+	return ch;
+}
+
+static void neuron_dma_chan_put(struct neuron_dma_chan *ch)
+{
+	struct neuron_dma *dma = ch->dma;
+
+	spin_lock(&dma->busy_lock);
+	__clear_bit(ch - dma->chans, &dma->busy);
+	spin_unlock(&dma->busy_lock);
+	up(&dma->free);
+}
+
+/*
+ * Queue a copy of @len bytes, in as many descriptors as it takes.  The
+ * caller checked that the ring has room (neuron_dma_room()).
+ */
+static int neuron_dma_queue_copy(struct neuron_dma_chan *ch, u64 src, u64 dst, u64 len,
+				 unsigned int flags)
+{
+	int n = ch->dma->ops->copy_prepare(ch->q, src, dst, len, flags);
+
+	if (n < 0)
+		return n;
+	ch->inflight += n;
+	return 0;
+}
+
+/* Descriptor pairs the ring can still take, keeping one for the marker. */
+static u32 neuron_dma_room(struct neuron_dma_chan *ch)
+{
+	u32 f = min(neuron_udma_ring_free(&ch->q->m2s), neuron_udma_ring_free(&ch->q->s2m));
+
+	return f ? f - 1 : 0;
+}
+
+/* End the batch with the marker copy and ring the doorbell. */
+static int neuron_dma_kick(struct neuron_dma_chan *ch)
+{
+	const struct neuron_udma_ops *ops = ch->dma->ops;
+	int ret;
+
+	ret = ops->marker_prepare(ch->q, ch->marker_pa, ch->marker_pa + sizeof(__le32), 0);
+	if (ret < 0)
+		return ret;
+	ch->inflight += ret;
+	ops->submit(ch->q);
+	return 0;
+}
+
+/* Reprogram a channel whose transfer failed; the engine forgets it. */
+static void neuron_dma_chan_recover(struct neuron_dma_chan *ch)
+{
+	if (ch->eng.gen)
+		ch->dma->ops->engine_set_state(&ch->eng, NEURON_UDMA_DISABLED);
+	neuron_dma_chan_program(ch);
+}
+
+/*
+ * Wait for the marker of what was kicked.  Sleeps between looks; no lock
+ * is held.  Return: 0; -ETIMEDOUT, -EIO (engine aborted) or, when
+ * @killable, -EINTR, after which the channel has been reprogrammed.
+ */
+static int neuron_dma_wait(struct neuron_dma_chan *ch, bool killable)
+{
+	struct neuron_dma *dma = ch->dma;
+	const struct neuron_udma_ops *ops = dma->ops;
+	unsigned long deadline = jiffies + msecs_to_jiffies(READ_ONCE(neuron_dma_timeout_ms));
+	unsigned int delay = 2;
+	int ret;
+
+	for (;;) {
+		if (neuron_udma_marker_seen(ch->marker)) {
+			ret = ops->ack(ch->q, ch->inflight);
+			ch->inflight = 0;
+			neuron_udma_marker_arm(ch->marker);
+			if (ret) {
+				neuron_dma_chan_recover(ch);
+				return -EIO;
+			}
+			return 0;
+		}
+		if (ops->engine_get_state(&ch->eng, false) == NEURON_UDMA_ABORTED ||
+		    ops->engine_get_state(&ch->eng, true) == NEURON_UDMA_ABORTED) {
+			atomic64_inc(&dma->errors);
+			ret = -EIO;
+			break;
+		}
+		if (time_after(jiffies, deadline)) {
+			atomic64_inc(&dma->timeouts);
+			ret = -ETIMEDOUT;
+			break;
+		}
+		if (killable && fatal_signal_pending(current)) {
+			atomic64_inc(&dma->interrupted);
+			ret = -EINTR;
+			break;
+		}
+		usleep_range(delay, delay * 2);
+		delay = min(delay * 2, 1000U);
+	}
+	dev_warn_ratelimited(&dma->nd->dev, "DMA engine %u: transfer %s, engine reprogrammed\n",
+			     ch->eng.index, ret == -EIO ? "aborted by the engine" :
+			     ret == -ETIMEDOUT ? "timed out" : "interrupted");
+	neuron_dma_chan_recover(ch);
+	return ret;
+}
+
+/* Kick what is queued and wait for it. */
+static int neuron_dma_run(struct neuron_dma_chan *ch, u64 bytes)
+{
+	int ret = neuron_dma_kick(ch);
+
+	if (ret) {
+		neuron_dma_chan_recover(ch);
+		return ret;
+	}
+	ret = neuron_dma_wait(ch, true);
+	if (!ret) {
+		atomic64_inc(&ch->dma->copies);
+		atomic64_add(bytes, &ch->dma->bytes);
+	}
+	return ret;
+}
+
+/* Copy [src, src + len) to [dst, dst + len), device-view addresses. */
+static int neuron_dma_xfer(struct neuron_dma_chan *ch, u64 src, u64 dst, u64 len)
+{
+	while (len) {
+		u64 n = min_t(u64, len, (u64)neuron_dma_room(ch) * NEURON_UDMA_MAX_DESC_LEN);
+		int ret;
+
+		ret = neuron_dma_queue_copy(ch, src, dst, n, NEURON_UDMA_COPY_WR_BARRIER);
+		if (!ret)
+			ret = neuron_dma_run(ch, n);
+		if (ret)
+			return ret;
+		src += n;
+		dst += n;
+		len -= n;
+	}
+	return 0;
+}
+
+/* Device-view address of byte @off of a chunk. */
+static u64 neuron_dma_pa(const struct neuron_mem_chunk *mc, u64 off)
+{
+	return mc->pa + off;
+}
+
+/**
+ * neuron_dma_copy() - copy between two chunks through the DMA engine
+ * @nd: the device
+ * @src: source chunk (a reference the caller holds)
+ * @src_off: byte offset in @src
+ * @dst: destination chunk (likewise)
+ * @dst_off: byte offset in @dst
+ * @size: bytes; the caller checked both ranges
+ *
+ * Return: 0, -EOPNOTSUPP without DMA support, -EINTR, -ETIMEDOUT, -EIO.
+ */
+int neuron_dma_copy(struct neuron_device *nd, struct neuron_mem_chunk *src, u64 src_off,
+		    struct neuron_mem_chunk *dst, u64 dst_off, u64 size)
+{
+	struct neuron_dma_chan *ch;
+	int ret;
+
+	if (!size)
+		return 0;
+	ch = neuron_dma_chan_get(&nd->dma);
+	if (IS_ERR(ch))
+		return PTR_ERR(ch);
+	ret = neuron_dma_xfer(ch, neuron_dma_pa(src, src_off), neuron_dma_pa(dst, dst_off), size);
+	neuron_dma_chan_put(ch);
+	return ret;
+}
+
+/**
+ * neuron_dma_memset() - fill part of a chunk with a byte through the engine
+ * @nd: the device
+ * @mc: the chunk (a reference the caller holds)
+ * @off: byte offset
+ * @value: the byte
+ * @size: bytes; the caller checked the range
+ *
+ * The channel's bounce buffer holds the pattern; each descriptor copies
+ * (part of) it.
+ *
+ * Return: as neuron_dma_copy().
+ */
+int neuron_dma_memset(struct neuron_device *nd, struct neuron_mem_chunk *mc, u64 off, u8 value,
+		      u64 size)
+{
+	struct neuron_dma_chan *ch;
+	u64 dst = neuron_dma_pa(mc, off);
+	int ret = 0;
+
+	if (!size)
+		return 0;
+	ch = neuron_dma_chan_get(&nd->dma);
+	if (IS_ERR(ch))
+		return PTR_ERR(ch);
+	memset(ch->bounce, value, NEURON_DMA_BOUNCE_SIZE);
+	while (size && !ret) {
+		u64 batch = 0;
+
+		while (size && neuron_dma_room(ch)) {
+			u64 n = min_t(u64, size, NEURON_DMA_BOUNCE_SIZE);
+
+			ret = neuron_dma_queue_copy(ch, ch->bounce_pa, dst, n,
+						    n == size ? NEURON_UDMA_COPY_WR_BARRIER : 0);
+			if (ret)
+				break;
+			dst += n;
+			size -= n;
+			batch += n;
+		}
+		if (!ret)
+			ret = neuron_dma_run(ch, batch);
+		else
+			neuron_dma_chan_recover(ch);
+	}
+	neuron_dma_chan_put(ch);
+	return ret;
+}
+
+/*
+ * Zero-copy: pin up to NEURON_DMA_PIN_PAGES pages of the user buffer at a
+ * time, map them for the device and let the engine move the bytes.
+ */
+static int neuron_dma_user_pinned(struct neuron_dma_chan *ch, u64 pa, unsigned long ubuf,
+				  u64 size, bool to_chunk)
+{
+	struct device *dev = neuron_dma_dev(ch->dma);
+	enum dma_data_direction dir = to_chunk ? DMA_TO_DEVICE : DMA_FROM_DEVICE;
+	u64 host = ch->dma->nd->mem.host_base;
+	/* Segments the device takes, each one descriptor at most. */
+	unsigned int max_seg = round_down(min_t(unsigned int, dma_get_max_seg_size(dev),
+						NEURON_UDMA_MAX_DESC_LEN), PAGE_SIZE);
+	struct page **pages;
+	int ret = 0;
+
+	pages = kvmalloc_array(NEURON_DMA_PIN_PAGES, sizeof(*pages), GFP_KERNEL);
+	if (!pages)
+		return -ENOMEM;
+	while (size && !ret) {
+		unsigned long first = ubuf & PAGE_MASK;
+		unsigned int off = offset_in_page(ubuf);
+		u64 n = min_t(u64, size, (u64)NEURON_DMA_PIN_PAGES * PAGE_SIZE - off);
+		int npages = DIV_ROUND_UP(off + n, PAGE_SIZE), pinned;
+		struct scatterlist *sg;
+		struct sg_table sgt;
+		unsigned int i;
+		u64 dst = pa;
+
+		pinned = pin_user_pages_fast(first, npages, to_chunk ? 0 : FOLL_WRITE, pages);
+		if (pinned != npages) {
+			if (pinned > 0)
+				unpin_user_pages(pages, pinned);
+			ret = pinned < 0 ? pinned : -EFAULT;
+			break;
+		}
+		ret = sg_alloc_table_from_pages_segment(&sgt, pages, npages, off, n, max_seg,
+							GFP_KERNEL);
+		if (ret)
+			goto unpin;
+		ret = dma_map_sgtable(dev, &sgt, dir, 0);
+		if (ret)
+			goto free_table;
+		for_each_sgtable_dma_sg(&sgt, sg, i) {
+			u64 seg = sg_dma_address(sg) | host, len = sg_dma_len(sg);
+
+			if (neuron_udma_desc_count(len) > neuron_dma_room(ch)) {
+				ret = neuron_dma_run(ch, 0);
+				if (ret)
+					break;
+			}
+			ret = neuron_dma_queue_copy(ch, to_chunk ? seg : dst, to_chunk ? dst : seg,
+						    len, NEURON_UDMA_COPY_WR_BARRIER);
+			if (ret) {
+				neuron_dma_chan_recover(ch);
+				break;
+			}
+			dst += len;
+		}
+		if (!ret)
+			ret = neuron_dma_run(ch, n);
+		dma_unmap_sgtable(dev, &sgt, dir, 0);
+free_table:
+		sg_free_table(&sgt);
+unpin:
+		unpin_user_pages_dirty_lock(pages, npages, !to_chunk);
+		pa += n;
+		ubuf += n;
+		size -= n;
+	}
+	kvfree(pages);
+	return ret;
+}
+
+/* Through the channel's bounce buffer, a piece at a time. */
+static int neuron_dma_user_bounce(struct neuron_dma_chan *ch, u64 pa, void __user *buf,
+				  u64 size, bool to_chunk)
+{
+	while (size) {
+		u64 n = min_t(u64, size, NEURON_DMA_BOUNCE_SIZE);
+		int ret;
+
+		if (to_chunk && copy_from_user(ch->bounce, buf, n))
+			return -EFAULT;
+		ret = neuron_dma_queue_copy(ch, to_chunk ? ch->bounce_pa : pa,
+					    to_chunk ? pa : ch->bounce_pa, n,
+					    NEURON_UDMA_COPY_WR_BARRIER);
+		if (!ret)
+			ret = neuron_dma_run(ch, n);
+		if (ret)
+			return ret;
+		if (!to_chunk && copy_to_user(buf, ch->bounce, n))
+			return -EFAULT;
+		pa += n;
+		buf += n;
+		size -= n;
+	}
+	return 0;
+}
+
+/**
+ * neuron_dma_user_copy() - copy between a user buffer and a chunk
+ * @nd: the device
+ * @mc: the chunk (a reference the caller holds)
+ * @off: byte offset in the chunk
+ * @buf: user buffer
+ * @size: bytes; the caller checked the chunk's range
+ * @to_chunk: from @buf into the chunk, else the other way
+ *
+ * Copying into the chunk faults the whole buffer in first, so a bad buffer
+ * fails before the chunk changes.
+ *
+ * Return: as neuron_dma_copy(), or -EFAULT.
+ */
+int neuron_dma_user_copy(struct neuron_device *nd, struct neuron_mem_chunk *mc, u64 off,
+			 void __user *buf, u64 size, bool to_chunk)
+{
+	struct neuron_dma_chan *ch;
+	u64 end;
+	int ret;
+
+	if (!size)
+		return 0;
+	if (check_add_overflow((u64)(uintptr_t)buf, size, &end) || !access_ok(buf, size))
+		return -EFAULT;
+	if (to_chunk && fault_in_readable(buf, size))
+		return -EFAULT;
+	ch = neuron_dma_chan_get(&nd->dma);
+	if (IS_ERR(ch))
+		return PTR_ERR(ch);
+	if (size <= NEURON_DMA_BOUNCE_SIZE)
+		ret = neuron_dma_user_bounce(ch, neuron_dma_pa(mc, off), buf, size, to_chunk);
+	else
+		ret = neuron_dma_user_pinned(ch, neuron_dma_pa(mc, off), (uintptr_t)buf, size,
+					     to_chunk);
+	neuron_dma_chan_put(ch);
+	return ret;
+}
+
+/**
+ * neuron_dma_chunk_io() - copy between kernel memory and a chunk
+ * @nd: the device
+ * @mc: the chunk (a reference the caller holds)
+ * @off: byte offset in the chunk
+ * @buf: kernel buffer
+ * @len: bytes; the caller checked the chunk's range
+ * @to_chunk: from @buf into the chunk, else the other way
+ *
+ * A host chunk is copied by the CPU, a device chunk through a channel's
+ * bounce buffer.
+ *
+ * Return: as neuron_dma_copy().
+ */
+int neuron_dma_chunk_io(struct neuron_device *nd, struct neuron_mem_chunk *mc, u64 off,
+			void *buf, u64 len, bool to_chunk)
+{
+	struct neuron_dma_chan *ch;
+	u64 pa = neuron_dma_pa(mc, off);
+	int ret = 0;
+
+	if (mc->location == NEURON_MEM_HOST) {
+		if (to_chunk)
+			memcpy(mc->va + off, buf, len);
+		else
+			memcpy(buf, mc->va + off, len);
+		return 0;
+	}
+	ch = neuron_dma_chan_get(&nd->dma);
+	if (IS_ERR(ch))
+		return PTR_ERR(ch);
+	while (len && !ret) {
+		u64 n = min_t(u64, len, NEURON_DMA_BOUNCE_SIZE);
+
+		if (to_chunk)
+			memcpy(ch->bounce, buf, n);
+		ret = neuron_dma_queue_copy(ch, to_chunk ? ch->bounce_pa : pa,
+					    to_chunk ? pa : ch->bounce_pa, n,
+					    NEURON_UDMA_COPY_WR_BARRIER);
+		if (!ret)
+			ret = neuron_dma_run(ch, n);
+		if (!ret && !to_chunk)
+			memcpy(buf, ch->bounce, n);
+		pa += n;
+		buf += n;
+		len -= n;
+	}
+	neuron_dma_chan_put(ch);
+	return ret;
+}
+
+/* ---- Asynchronous copies --------------------------------------------- */
+
+/**
+ * neuron_dma_async_init() - a new file's asynchronous-copy state
+ * @as: in the file
+ */
+void neuron_dma_async_init(struct neuron_dma_async *as)
+{
+	mutex_init(&as->lock);
+	as->chan[0] = NULL;
+	as->chan[1] = NULL;
+}
+
+/*
+ * Finish the copy behind slot @i: wait (killably only if @killable), drop
+ * its chunks, give its channel back.  Called with as->lock and the usage
+ * lock held.
+ */
+static int neuron_dma_async_finish(struct neuron_dma *dma, struct neuron_dma_async *as,
+				   unsigned int i, bool killable)
+{
+	struct neuron_dma_chan *ch = as->chan[i];
+	int ret = 0, j;
+
+	if (!ch)
+		return 0;
+	as->chan[i] = NULL;
+	if (dma->gone) {
+		/* The device went: neuron_dma_device_gone() stopped and dropped it. */
+		return -ENODEV;
+	}
+	ret = neuron_dma_wait(ch, killable);
+	if (!ret)
+		atomic64_inc(&dma->copies);
+	for (j = 0; j < 2; j++) {
+		neuron_mem_put(ch->hold[j]);
+		ch->hold[j] = NULL;
+	}
+	atomic_dec(&dma->async_held);
+	neuron_dma_chan_put(ch);
+	return ret;
+}
+
+/**
+ * neuron_dma_copy_async() - start a copy, then finish an earlier one
+ * @nd: the device
+ * @as: the file's asynchronous state
+ * @src: source chunk; the copy takes its own reference
+ * @src_off: offset in @src
+ * @dst: destination chunk; likewise
+ * @dst_off: offset in @dst
+ * @size: bytes; the caller checked both ranges
+ * @pwait: NEURON_DMA_H2T_CTX_HANDLE_NONE, or the handle of an earlier copy
+ *	to wait for once this one is started
+ * @wait_handle: where the new copy's handle goes
+ *
+ * The new copy gets the handle @pwait does not use (ASYNC1 after NONE).  A
+ * copy still in flight on that handle is finished first.  When every
+ * channel the device allows for asynchronous copies is held, or the copy
+ * does not fit in one batch of a ring, the copy is carried out
+ * synchronously: its handle then has nothing left to wait for.
+ *
+ * Return: 0; -EINVAL for a bad @pwait; the errors of neuron_dma_copy() for
+ * the new copy or of the wait for the earlier one (the new copy is then
+ * still started, and @wait_handle valid).
+ */
+int neuron_dma_copy_async(struct neuron_device *nd, struct neuron_dma_async *as,
+			  struct neuron_mem_chunk *src, u64 src_off,
+			  struct neuron_mem_chunk *dst, u64 dst_off, u64 size, u32 pwait,
+			  u32 *wait_handle)
+{
+	struct neuron_dma *dma = &nd->dma;
+	struct neuron_dma_chan *ch = NULL;
+	unsigned int slot;
+	int ret;
+
+	if (pwait != (u32)NEURON_DMA_H2T_CTX_HANDLE_NONE &&
+	    pwait != NEURON_DMA_H2T_CTX_HANDLE_ASYNC1 && pwait != NEURON_DMA_H2T_CTX_HANDLE_ASYNC2)
+		return -EINVAL;
+	slot = pwait == NEURON_DMA_H2T_CTX_HANDLE_ASYNC1 ? 1 : 0;
+
+	mutex_lock(&as->lock);
+	/* The new copy's handle must be free: finish what it still names. */
+	ret = neuron_dma_async_finish(dma, as, slot, true);
+	if (ret)
+		goto out;
+	*wait_handle = slot ? NEURON_DMA_H2T_CTX_HANDLE_ASYNC2 : NEURON_DMA_H2T_CTX_HANDLE_ASYNC1;
+	if (!size)
+		goto wait_prev;
+
+	ret = neuron_dma_setup(dma);
+	if (ret)
+		goto out;
+	if (atomic_inc_return(&dma->async_held) < dma->nr_chans) {
+		ch = neuron_dma_chan_get(dma);
+		if (IS_ERR(ch)) {
+			atomic_dec(&dma->async_held);
+			ret = PTR_ERR(ch);
+			goto out;
+		}
+		if (neuron_udma_desc_count(size) > neuron_dma_room(ch)) {
+			atomic_dec(&dma->async_held);
+			neuron_dma_chan_put(ch);
+			ch = NULL;
+		}
+	} else {
+		atomic_dec(&dma->async_held);
+	}
+
+	if (!ch) {
+		ret = neuron_dma_copy(nd, src, src_off, dst, dst_off, size);
+		if (ret)
+			goto out;
+		goto wait_prev;
+	}
+	ret = neuron_dma_queue_copy(ch, neuron_dma_pa(src, src_off), neuron_dma_pa(dst, dst_off),
+				    size, NEURON_UDMA_COPY_WR_BARRIER);
+	if (!ret)
+		ret = neuron_dma_kick(ch);
+	if (ret) {
+		neuron_dma_chan_recover(ch);
+		atomic_dec(&dma->async_held);
+		neuron_dma_chan_put(ch);
+		goto out;
+	}
+	kref_get(&src->ref);
+	kref_get(&dst->ref);
+	ch->hold[0] = src;
+	ch->hold[1] = dst;
+	atomic64_add(size, &dma->bytes);
+	as->chan[slot] = ch;
+
+wait_prev:
+	if (pwait != (u32)NEURON_DMA_H2T_CTX_HANDLE_NONE)
+		ret = neuron_dma_async_finish(dma, as, pwait - 1, true);
+out:
+	mutex_unlock(&as->lock);
+	return ret;
+}
+
+/**
+ * neuron_dma_async_wait() - wait for an asynchronous copy
+ * @nd: the device
+ * @as: the file's asynchronous state
+ * @handle: NEURON_DMA_H2T_CTX_HANDLE_ASYNC1 or _ASYNC2
+ *
+ * Return: 0 (also when nothing is in flight on @handle), -EINVAL for any
+ * other handle, or the copy's error.
+ */
+int neuron_dma_async_wait(struct neuron_device *nd, struct neuron_dma_async *as, u32 handle)
+{
+	int ret;
+
+	if (handle != NEURON_DMA_H2T_CTX_HANDLE_ASYNC1 &&
+	    handle != NEURON_DMA_H2T_CTX_HANDLE_ASYNC2)
+		return -EINVAL;
+	mutex_lock(&as->lock);
+	ret = neuron_dma_async_finish(&nd->dma, as, handle - 1, true);
+	mutex_unlock(&as->lock);
+	return ret;
+}
+
+/**
+ * neuron_dma_async_release() - a file is released: finish its copies
+ * @nd: the device
+ * @as: the file's asynchronous state
+ *
+ * Waits for each copy in flight, not killably (the process may be dying),
+ * but at most dma_timeout_ms, after which the channel is reprogrammed and
+ * the copy dropped; only then are its chunks let go.
+ */
+void neuron_dma_async_release(struct neuron_device *nd, struct neuron_dma_async *as)
+{
+	unsigned int i;
+
+	down_read(&nd->usage);
+	mutex_lock(&as->lock);
+	for (i = 0; i < 2; i++)
+		neuron_dma_async_finish(&nd->dma, as, i, false);
+	mutex_unlock(&as->lock);
+	up_read(&nd->usage);
+	mutex_destroy(&as->lock);
+}
+
+/* ---- State ----------------------------------------------------------- */
+
+/**
+ * neuron_dma_engine_check() - set DMA up and check an engine id
+ * @dma: the device's DMA state; the caller holds the usage lock
+ * @eng_id: an engine id from user space
+ *
+ * Return: 0, -EINVAL for an engine the device does not have, or the
+ * errors of neuron_dma_setup().
+ */
+int neuron_dma_engine_check(struct neuron_dma *dma, u32 eng_id)
+{
+	int ret = neuron_dma_setup(dma);
+
+	if (!ret && eng_id >= dma->gen->engines)
+		ret = -EINVAL;
+	return ret;
+}
+
+/* A description of engine @eng_id for reading its registers, or an ERR_PTR. */
+static struct neuron_udma_engine *neuron_dma_bind(struct neuron_dma *dma, u32 eng_id)
+{
+	struct neuron_udma_engine *eng;
+	int ret;
+
+	ret = neuron_dma_engine_check(dma, eng_id);
+	if (ret)
+		return ERR_PTR(ret);
+	eng = kmalloc(sizeof(*eng), GFP_KERNEL);
+	if (!eng)
+		return ERR_PTR(-ENOMEM);
+	ret = dma->ops->engine_bind(eng, dma->nd, dma->gen, eng_id);
+	if (ret) {
+		kfree(eng);
+		return ERR_PTR(ret);
+	}
+	return eng;
+}
+
+/**
+ * neuron_dma_engine_state() - state of both halves of an engine
+ * @nd: the device
+ * @eng_id: engine id
+ * @tx: M2S state
+ * @rx: S2M state
+ *
+ * Return: 0, -EINVAL for an engine the device does not have, -EOPNOTSUPP
+ * without DMA support, -ENOMEM.
+ */
+int neuron_dma_engine_state(struct neuron_device *nd, u32 eng_id,
+			    enum neuron_udma_state *tx, enum neuron_udma_state *rx)
+{
+	struct neuron_udma_engine *eng = neuron_dma_bind(&nd->dma, eng_id);
+
+	if (IS_ERR(eng))
+		return PTR_ERR(eng);
+	*tx = nd->dma.ops->engine_get_state(eng, false);
+	*rx = nd->dma.ops->engine_get_state(eng, true);
+	kfree(eng);
+	return 0;
+}
+
+/**
+ * neuron_dma_queue_state() - registers of one queue of an engine
+ * @nd: the device
+ * @eng_id: engine id
+ * @qid: queue
+ * @st: filled in
+ *
+ * Return: as neuron_dma_engine_state(); -EINVAL for a bad @qid too.
+ */
+int neuron_dma_queue_state(struct neuron_device *nd, u32 eng_id, u32 qid,
+			   struct neuron_udma_queue_state *st)
+{
+	struct neuron_udma_engine *eng = neuron_dma_bind(&nd->dma, eng_id);
+
+	if (IS_ERR(eng))
+		return PTR_ERR(eng);
+	if (qid < eng->gen->queues)
+		nd->dma.ops->queue_state(&eng->queue[qid], st);
+	kfree(eng);
+	return qid < nd->dma.gen->queues ? 0 : -EINVAL;
+}
+
+/* ---- Device lifetime ------------------------------------------------- */
+
+/**
+ * neuron_dma_init() - a new device's DMA state (nothing is set up yet)
+ * @nd: the device
+ */
+void neuron_dma_init(struct neuron_device *nd)
+{
+	struct neuron_dma *dma = &nd->dma;
+
+	dma->nd = nd;
+	mutex_init(&dma->lock);
+	spin_lock_init(&dma->busy_lock);
+	atomic_set(&dma->async_held, 0);
+	atomic_set(&dma->epoch, 0);
+	xa_init(&dma->uengs);
+}
+
+/**
+ * neuron_dma_reset_done() - the device was reset
+ * @nd: the device
+ *
+ * Each channel's engine is programmed again on its next use.
+ */
+void neuron_dma_reset_done(struct neuron_device *nd)
+{
+	atomic_inc(&nd->dma.epoch);
+}
+
+/**
+ * neuron_dma_device_gone() - the device is being removed
+ * @nd: the device, with its usage lock held for writing (no ioctl runs)
+ *
+ * Stops every engine the driver used, drops the chunks of copies still in
+ * flight (their files find them gone), frees the rings and lets go of the
+ * engine library.  The registers are still mapped.
+ */
+void neuron_dma_device_gone(struct neuron_device *nd)
+{
+	struct neuron_dma *dma = &nd->dma;
+	unsigned int i, j;
+
+	lockdep_assert_held_write(&nd->usage);
+	mutex_lock(&dma->lock);
+	dma->gone = true;
+	if (dma->ready) {
+		neuron_dma_user_gone(nd);
+		for (i = 0; i < dma->nr_chans; i++) {
+			struct neuron_dma_chan *ch = &dma->chans[i];
+
+			if (ch->eng.gen)
+				dma->ops->engine_set_state(&ch->eng, NEURON_UDMA_DISABLED);
+			for (j = 0; j < 2; j++) {
+				if (ch->hold[j])
+					neuron_mem_put(ch->hold[j]);
+				ch->hold[j] = NULL;
+			}
+			neuron_dma_chan_free(ch);
+		}
+		module_put(dma->ops->owner);
+		dma->ops = NULL;
+		dma->gen = NULL;
+		dma->nr_chans = 0;
+	}
+	mutex_unlock(&dma->lock);
+}
+
+/**
+ * neuron_dma_fini() - free what is left when the device is released
+ * @nd: the device
+ */
+void neuron_dma_fini(struct neuron_device *nd)
+{
+	xa_destroy(&nd->dma.uengs);
+	mutex_destroy(&nd->dma.lock);
+}
+
+/* debugfs: /sys/kernel/debug/neuron/neuronN/dma */
+static int neuron_dma_debugfs_show(struct seq_file *s, void *unused)
+{
+	struct neuron_dma *dma = &((struct neuron_device *)s->private)->dma;
+
+	mutex_lock(&dma->lock);
+	seq_printf(s, "channels: %u\n", dma->nr_chans);
+	seq_printf(s, "async_channels: %d\n", atomic_read(&dma->async_held));
+	mutex_unlock(&dma->lock);
+	seq_printf(s, "transfers: %lld\n", (long long)atomic64_read(&dma->copies));
+	seq_printf(s, "bytes: %lld\n", (long long)atomic64_read(&dma->bytes));
+	seq_printf(s, "timeouts: %lld\n", (long long)atomic64_read(&dma->timeouts));
+	seq_printf(s, "aborted: %lld\n", (long long)atomic64_read(&dma->errors));
+	seq_printf(s, "interrupted: %lld\n", (long long)atomic64_read(&dma->interrupted));
+	return 0;
+}
+DEFINE_SHOW_ATTRIBUTE(neuron_dma_debugfs);
+
+/**
+ * neuron_dma_debugfs_add() - add the dma file to the device's directory
+ * @nd: the device, its debugfs directory made by neuron_mem_debugfs_add()
+ */
+void neuron_dma_debugfs_add(struct neuron_device *nd)
+{
+	if (nd->mem.debugfs)
+		debugfs_create_file("dma", 0400, nd->mem.debugfs, nd, &neuron_dma_debugfs_fops);
+}

@@ -1,0 +1,227 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * neuron_core private: the DMA layer (dma.c) and the copy commands built
+ * on it (ioctl_dma.c).  See Documentation/dma.rst.
+ */
+#ifndef _NEURON_CORE_DMA_H
+#define _NEURON_CORE_DMA_H
+
+#include <linux/atomic.h>
+#include <linux/mutex.h>
+#include <linux/semaphore.h>
+#include <linux/spinlock.h>
+#include <linux/types.h>
+#include <linux/xarray.h>
+
+#include <neuron/neuron_ioctl.h>
+#include <neuron/udma.h>
+
+struct neuron_device;
+struct neuron_file;
+struct neuron_mem_chunk;
+
+/* Most host-engine channels a device uses for driver copies. */
+#define NEURON_DMA_MAX_CHANS	4
+/* Descriptors in each ring of a channel (a power of two). */
+#define NEURON_DMA_RING_DESCS	2048
+/* Bytes of a channel's host bounce buffer (small copies, memset pattern). */
+#define NEURON_DMA_BOUNCE_SIZE	SZ_64K
+/* Pages of a user buffer pinned at a time by a zero-copy transfer. */
+#define NEURON_DMA_PIN_PAGES	512
+/* Largest ring of a user queue, and most descriptors one upload carries. */
+#define NEURON_DMA_UQ_MAX_DESCS	SZ_64K
+
+/**
+ * struct neuron_dma_chan - one driver-owned copy queue: queue 0 of a host
+ *	engine, with host rings, a completion marker and a bounce buffer
+ * @dma: the device's DMA state
+ * @eng: the engine (the channel owns it whole)
+ * @q: its queue 0
+ * @ring: coherent host memory: M2S ring, S2M ring, then the marker
+ * @ring_dma: DMA address of @ring
+ * @marker: completion marker words (source, destination)
+ * @marker_pa: device-view address of @marker
+ * @bounce: coherent host bounce buffer, NEURON_DMA_BOUNCE_SIZE bytes
+ * @bounce_dma: its DMA address
+ * @bounce_pa: its device-view address
+ * @epoch: &neuron_dma.epoch when the engine was last programmed
+ * @broken: the engine could not be programmed; try again on next use
+ * @inflight: descriptor pairs submitted and not yet acknowledged
+ * @hold: chunks an asynchronous copy in flight uses (references)
+ *
+ * A channel is used by one holder at a time (the bit in &neuron_dma.busy);
+ * the holder alone touches the fields after @epoch, without a lock.
+ */
+struct neuron_dma_chan {
+	struct neuron_dma *dma;
+	struct neuron_udma_engine eng;
+	struct neuron_udma_queue *q;
+	void *ring;
+	dma_addr_t ring_dma;
+	__le32 *marker;
+	u64 marker_pa;
+	void *bounce;
+	dma_addr_t bounce_dma;
+	u64 bounce_pa;
+	int epoch;
+	bool broken;
+	u32 inflight;
+	struct neuron_mem_chunk *hold[2];
+};
+
+/**
+ * struct neuron_dma_uhalf - one ring (TX or RX) of a user queue
+ * @mc: the runtime's ring: the chunk it writes descriptors into
+ * @size: descriptors in the ring
+ * @tail: next slot to start (what the engine's tail will reach next)
+ * @shadow: the ring the engine reads: checked copies of started slots
+ * @shadow_dma: its DMA address
+ */
+struct neuron_dma_uhalf {
+	struct neuron_mem_chunk *mc;
+	u32 size;
+	u32 tail;
+	struct neuron_udma_desc *shadow;
+	dma_addr_t shadow_dma;
+};
+
+/**
+ * struct neuron_dma_uq - a queue user space programmed
+ * @owner: the process that initialised it (a reference), NULL when free
+ * @half: TX (M2S) and RX (S2M) rings
+ * @refs: chunks the started descriptors address, one reference each,
+ *	indexed by the chunk's address; held until the queue is released
+ */
+struct neuron_dma_uq {
+	struct pid *owner;
+	struct neuron_dma_uhalf half[2];
+	struct xarray refs;
+};
+
+/**
+ * struct neuron_dma_ueng - an engine whose queues user space programs
+ * @lock: protects everything below and the engine's registers
+ * @id: engine id
+ * @programmed: @eng was initialised, in device-reset epoch @epoch
+ * @epoch: see @programmed
+ * @eng: the engine
+ * @q: its queues
+ */
+struct neuron_dma_ueng {
+	/* Protects the fields below and the engine's registers. */
+	struct mutex lock;
+	u32 id;
+	bool programmed;
+	int epoch;
+	struct neuron_udma_engine eng;
+	struct neuron_dma_uq q[NEURON_UDMA_MAX_QUEUES];
+};
+
+/**
+ * struct neuron_dma - a device's DMA state
+ * @nd: the device
+ * @lock: protects @ops, @gen, @ready, @gone, @nr_chans and the channels'
+ *	memory (set up once, torn down when the device goes)
+ * @ops: the engine library, with a reference on its module, once set up
+ * @gen: the DHAL's engine knobs
+ * @ready: channels set up
+ * @gone: the device was removed: no more DMA
+ * @nr_chans: channels in @chans
+ * @chans: the channels
+ * @free: counts channels nobody holds
+ * @busy_lock: protects @busy
+ * @busy: bitmap of held channels
+ * @async_held: channels held by asynchronous copies (at most
+ *	@nr_chans - 1, so synchronous copies always find one)
+ * @epoch: bumped by every device reset; a channel programmed before it is
+ *	programmed again on its next use
+ * @copies: transfers completed
+ * @bytes: bytes they moved
+ * @timeouts: waits that timed out
+ * @errors: transfers the engine aborted
+ * @interrupted: waits a fatal signal ended
+ * @uengs: engine id -> &struct neuron_dma_ueng, made on first use (under
+ *	@lock), freed when the device goes
+ */
+struct neuron_dma {
+	struct neuron_device *nd;
+	/* Protects setup and teardown: ops, gen, ready, gone, channel memory. */
+	struct mutex lock;
+	const struct neuron_udma_ops *ops;
+	const struct neuron_udma_gen *gen;
+	bool ready;
+	bool gone;
+	unsigned int nr_chans;
+	struct neuron_dma_chan chans[NEURON_DMA_MAX_CHANS];
+	struct semaphore free;
+	/* Protects busy. */
+	spinlock_t busy_lock;
+	unsigned long busy;
+	atomic_t async_held;
+	atomic_t epoch;
+	atomic64_t copies;
+	atomic64_t bytes;
+	atomic64_t timeouts;
+	atomic64_t errors;
+	atomic64_t interrupted;
+	struct xarray uengs;
+};
+
+/**
+ * struct neuron_dma_async - a file's asynchronous copies
+ * @lock: protects @chan and serialises the file's async commands
+ * @chan: channel of the copy in flight behind handle ASYNC1 (index 0) and
+ *	ASYNC2 (index 1), or NULL
+ */
+struct neuron_dma_async {
+	/* Protects chan[] and serialises this file's async copies and waits. */
+	struct mutex lock;
+	struct neuron_dma_chan *chan[2];
+};
+
+extern unsigned int neuron_dma_timeout_ms;
+
+void neuron_dma_init(struct neuron_device *nd);
+void neuron_dma_device_gone(struct neuron_device *nd);
+void neuron_dma_fini(struct neuron_device *nd);
+void neuron_dma_reset_done(struct neuron_device *nd);
+void neuron_dma_debugfs_add(struct neuron_device *nd);
+
+int neuron_dma_setup(struct neuron_dma *dma);
+int neuron_dma_engine_check(struct neuron_dma *dma, u32 eng_id);
+int neuron_dma_chunk_io(struct neuron_device *nd, struct neuron_mem_chunk *mc, u64 off,
+			void *buf, u64 len, bool to_chunk);
+
+void neuron_dma_async_init(struct neuron_dma_async *as);
+void neuron_dma_async_release(struct neuron_device *nd, struct neuron_dma_async *as);
+
+int neuron_dma_copy(struct neuron_device *nd, struct neuron_mem_chunk *src, u64 src_off,
+		    struct neuron_mem_chunk *dst, u64 dst_off, u64 size);
+int neuron_dma_memset(struct neuron_device *nd, struct neuron_mem_chunk *mc, u64 off, u8 value,
+		      u64 size);
+int neuron_dma_user_copy(struct neuron_device *nd, struct neuron_mem_chunk *mc, u64 off,
+			 void __user *buf, u64 size, bool to_chunk);
+int neuron_dma_copy_async(struct neuron_device *nd, struct neuron_dma_async *as,
+			  struct neuron_mem_chunk *src, u64 src_off,
+			  struct neuron_mem_chunk *dst, u64 dst_off, u64 size, u32 pwait,
+			  u32 *wait_handle);
+int neuron_dma_async_wait(struct neuron_device *nd, struct neuron_dma_async *as, u32 handle);
+int neuron_dma_engine_state(struct neuron_device *nd, u32 eng_id,
+			    enum neuron_udma_state *tx, enum neuron_udma_state *rx);
+int neuron_dma_queue_state(struct neuron_device *nd, u32 eng_id, u32 qid,
+			   struct neuron_udma_queue_state *st);
+
+/* dma_user.c: queues user space programs */
+int neuron_dma_queue_init(struct neuron_device *nd, const struct neuron_ioctl_dma_queue_init *a);
+int neuron_dma_queue_release(struct neuron_device *nd, u32 eng_id, u32 qid);
+int neuron_dma_queue_start(struct neuron_device *nd, u32 eng_id, u32 qid, u32 tx_n, u32 rx_n);
+int neuron_dma_queue_ack(struct neuron_device *nd, u32 eng_id, u32 qid, u32 count);
+int neuron_dma_copy_descriptors(struct neuron_device *nd, u64 handle, const void __user *buf,
+				u32 num, u64 off, u32 type);
+int neuron_dma_descriptor_copyout(struct neuron_device *nd, u32 eng_id, u32 qid, u32 type,
+				  u32 start, u32 count, void __user *buf);
+int neuron_dma_eng_init(struct neuron_device *nd, u32 eng_id);
+void neuron_dma_detach(struct neuron_device *nd, struct pid *tgid);
+void neuron_dma_user_gone(struct neuron_device *nd);
+
+#endif /* _NEURON_CORE_DMA_H */

@@ -1,0 +1,588 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * Queues user space programs: DMA_QUEUE_INIT[_BATCH], DMA_COPY_DESCRIPTORS,
+ * DMA_QUEUE_COPY_START, DMA_ACK_COMPLETED, DMA_DESCRIPTOR_COPYOUT,
+ * DMA_QUEUE_RELEASE and DMA_ENG_INIT.
+ *
+ * The runtime writes descriptors into rings in its own chunks and tells
+ * the driver how many to start.  The engine never reads those chunks: each
+ * queue has a shadow ring in driver memory, and DMA_QUEUE_COPY_START copies
+ * the descriptors it starts from the runtime's ring into the shadow,
+ * checking on the way that each one only addresses the calling process's
+ * chunks.  Changing the runtime's ring afterwards (through a mapping or a
+ * copy) therefore changes nothing the engine does.  Every chunk a started
+ * descriptor addresses is held until the queue is released, so its memory
+ * cannot be given to anyone else while the engine may still use it.
+ *
+ * A queue belongs to the process that initialised it; another process gets
+ * -EBUSY.  Engines of the host-to-device group are the driver's own.  A
+ * process's queues are parked (pointed at no ring) and released when it
+ * detaches.  See Documentation/dma.rst.
+ */
+
+#include <linux/dma-mapping.h>
+#include <linux/mm.h>
+#include <linux/overflow.h>
+#include <linux/pid.h>
+#include <linux/sched.h>
+#include <linux/slab.h>
+#include <linux/uaccess.h>
+
+#include "core.h"
+
+/* The engine's half of a queue type (TX: M2S, RX: S2M). */
+#define UQ_TX	0
+#define UQ_RX	1
+
+/* The queue's engine, made on first use when @create, or an ERR_PTR. */
+static struct neuron_dma_ueng *neuron_uq_engine(struct neuron_dma *dma, u32 eng_id, bool create)
+{
+	struct neuron_dma_ueng *ue;
+	int ret;
+
+	ret = neuron_dma_engine_check(dma, eng_id);
+	if (ret)
+		return ERR_PTR(ret);
+	/* The host engines are the driver's copy channels. */
+	if (eng_id >= dma->gen->groups * dma->gen->group_engines)
+		return ERR_PTR(-EBUSY);
+	ue = xa_load(&dma->uengs, eng_id);
+	if (ue || !create)
+		return ue ? ue : ERR_PTR(-ENOENT);
+
+	mutex_lock(&dma->lock);
+	ue = xa_load(&dma->uengs, eng_id);
+	if (!ue) {
+		ue = kzalloc(sizeof(*ue), GFP_KERNEL);
+		if (!ue) {
+			ue = ERR_PTR(-ENOMEM);
+		} else {
+			unsigned int q;
+
+			mutex_init(&ue->lock);
+			ue->id = eng_id;
+			for (q = 0; q < NEURON_UDMA_MAX_QUEUES; q++)
+				xa_init(&ue->q[q].refs);
+			ret = xa_err(xa_store(&dma->uengs, eng_id, ue, GFP_KERNEL));
+			if (ret) {
+				mutex_destroy(&ue->lock);
+				kfree(ue);
+				ue = ERR_PTR(ret);
+			}
+		}
+	}
+	mutex_unlock(&dma->lock);
+	return ue;
+}
+
+/* Program the engine if it never was, or was before the last device reset. */
+static int neuron_uq_engine_ready(struct neuron_dma *dma, struct neuron_dma_ueng *ue)
+{
+	const struct neuron_udma_ops *ops = dma->ops;
+	int epoch = atomic_read(&dma->epoch);
+	int ret;
+
+	lockdep_assert_held(&ue->lock);
+	if (ue->programmed && ue->epoch == epoch)
+		return 0;
+	ret = ops->engine_init(&ue->eng, dma->nd, dma->gen, ue->id);
+	if (ret)
+		return ret;
+	ops->engine_error_setup(&ue->eng);
+	ret = ops->engine_set_state(&ue->eng, NEURON_UDMA_NORMAL);
+	if (ret)
+		return ret;
+	ue->programmed = true;
+	ue->epoch = epoch;
+	return 0;
+}
+
+static void neuron_uq_half_free(struct neuron_dma *dma, struct neuron_dma_uhalf *h)
+{
+	if (h->shadow)
+		dma_free_coherent(dma->nd->bus.parent, h->size * sizeof(*h->shadow), h->shadow,
+				  h->shadow_dma);
+	neuron_mem_put(h->mc);
+	memset(h, 0, sizeof(*h));
+}
+
+/* Park queue @qid, drop what it holds and forget its owner. */
+static void neuron_uq_release_locked(struct neuron_dma *dma, struct neuron_dma_ueng *ue,
+				     unsigned int qid, bool hw)
+{
+	static const struct neuron_udma_ring_cfg none = {};
+	struct neuron_dma_uq *uq = &ue->q[qid];
+	struct neuron_mem_chunk *mc;
+	unsigned long idx;
+
+	lockdep_assert_held(&ue->lock);
+	if (!uq->owner)
+		return;
+	/* The engine lets go of the shadow rings before they are freed. */
+	if (hw && ue->programmed)
+		dma->ops->queue_init(&ue->eng, qid, &none, &none);
+	neuron_uq_half_free(dma, &uq->half[UQ_TX]);
+	neuron_uq_half_free(dma, &uq->half[UQ_RX]);
+	xa_for_each(&uq->refs, idx, mc) {
+		xa_erase(&uq->refs, idx);
+		neuron_mem_put(mc);
+	}
+	put_pid(uq->owner);
+	uq->owner = NULL;
+}
+
+/* A ring for one half: a chunk of the caller's holding @count descriptors. */
+static int neuron_uq_half_setup(struct neuron_dma *dma, struct neuron_dma_uhalf *h, u64 handle,
+				u32 count)
+{
+	struct neuron_device *nd = dma->nd;
+
+	if (count < NEURON_UDMA_RING_MIN || count > NEURON_DMA_UQ_MAX_DESCS ||
+	    count % (NEURON_UDMA_RING_ALIGN / NEURON_UDMA_DESC_SIZE))
+		return -EINVAL;
+	h->mc = neuron_mem_get(nd, handle);
+	if (!h->mc)
+		return -EINVAL;
+	if ((u64)count * NEURON_UDMA_DESC_SIZE > h->mc->size)
+		return -EINVAL;
+	h->size = count;
+	h->shadow = dma_alloc_coherent(nd->bus.parent, count * sizeof(*h->shadow),
+				       &h->shadow_dma, GFP_KERNEL);
+	return h->shadow ? 0 : -ENOMEM;
+}
+
+/**
+ * neuron_dma_queue_init() - DMA_QUEUE_INIT: bind rings to a queue
+ * @nd: the device
+ * @a: the request, copied in
+ *
+ * Both rings are required (rx_desc_count descriptors in rx_handle's chunk,
+ * likewise tx), 32..NEURON_DMA_UQ_MAX_DESCS descriptors and a multiple of
+ * 16; completion rings (rxc_handle) are not supported; the AXI port is
+ * ignored (every generation has one).  Initialising one's own queue again
+ * starts it over.
+ *
+ * Return: 0; -EINVAL for a bad id, count, ring or a completion ring;
+ * -EBUSY for a host engine or another process's queue; -ENOMEM.
+ */
+int neuron_dma_queue_init(struct neuron_device *nd, const struct neuron_ioctl_dma_queue_init *a)
+{
+	struct neuron_dma *dma = &nd->dma;
+	struct neuron_udma_ring_cfg tx, rx;
+	struct neuron_dma_ueng *ue;
+	struct neuron_dma_uq *uq;
+	int ret;
+
+	ue = neuron_uq_engine(dma, a->eng_id, true);
+	if (IS_ERR(ue))
+		return PTR_ERR(ue);
+	if (a->qid >= dma->gen->queues || a->rxc_handle)
+		return -EINVAL;
+	mutex_lock(&ue->lock);
+	uq = &ue->q[a->qid];
+	ret = -EBUSY;
+	if (uq->owner && uq->owner != task_tgid(current))
+		goto out;
+	neuron_uq_release_locked(dma, ue, a->qid, true);
+	ret = neuron_uq_engine_ready(dma, ue);
+	if (ret)
+		goto out;
+	uq->owner = get_pid(task_tgid(current));
+	ret = neuron_uq_half_setup(dma, &uq->half[UQ_TX], a->tx_handle, a->tx_desc_count);
+	if (!ret)
+		ret = neuron_uq_half_setup(dma, &uq->half[UQ_RX], a->rx_handle, a->rx_desc_count);
+	if (ret)
+		goto err;
+	tx = (struct neuron_udma_ring_cfg) {
+		.addr = uq->half[UQ_TX].shadow_dma | nd->mem.host_base,
+		.size = uq->half[UQ_TX].size,
+	};
+	rx = (struct neuron_udma_ring_cfg) {
+		.addr = uq->half[UQ_RX].shadow_dma | nd->mem.host_base,
+		.size = uq->half[UQ_RX].size,
+	};
+	ret = dma->ops->queue_init(&ue->eng, a->qid, &tx, &rx);
+	if (ret)
+		goto err;
+	mutex_unlock(&ue->lock);
+	return 0;
+err:
+	neuron_uq_release_locked(dma, ue, a->qid, false);
+out:
+	mutex_unlock(&ue->lock);
+	return ret;
+}
+
+/* The caller's queue, locked; or an ERR_PTR. */
+static struct neuron_dma_ueng *neuron_uq_get(struct neuron_device *nd, u32 eng_id, u32 qid)
+{
+	struct neuron_dma_ueng *ue = neuron_uq_engine(&nd->dma, eng_id, false);
+	struct pid *owner;
+
+	if (ue == ERR_PTR(-ENOENT))
+		return ERR_PTR(-EINVAL);
+	if (IS_ERR(ue))
+		return ue;
+	if (qid >= nd->dma.gen->queues)
+		return ERR_PTR(-EINVAL);
+	mutex_lock(&ue->lock);
+	owner = ue->q[qid].owner;
+	if (owner == task_tgid(current))
+		return ue;
+	mutex_unlock(&ue->lock);
+	/* Nobody's queue: not initialised; someone else's: busy. */
+	return ERR_PTR(owner ? -EBUSY : -EINVAL);
+}
+
+/**
+ * neuron_dma_queue_release() - DMA_QUEUE_RELEASE
+ * @nd: the device
+ * @eng_id: engine
+ * @qid: queue
+ *
+ * Return: 0; -EINVAL for a bad id or a queue that is not initialised;
+ * -EBUSY for another process's queue.
+ */
+int neuron_dma_queue_release(struct neuron_device *nd, u32 eng_id, u32 qid)
+{
+	struct neuron_dma_ueng *ue = neuron_uq_get(nd, eng_id, qid);
+
+	if (IS_ERR(ue))
+		return PTR_ERR(ue);
+	neuron_uq_release_locked(&nd->dma, ue, qid, true);
+	mutex_unlock(&ue->lock);
+	return 0;
+}
+
+/*
+ * Check that descriptor @d of a @type ring addresses only a chunk of the
+ * caller's: its whole length.  With @refs, the chunk is kept there (one
+ * reference per chunk).
+ */
+static int neuron_uq_check_desc(struct neuron_device *nd, const struct neuron_udma_desc *d,
+				struct xarray *refs)
+{
+	u32 len = le32_to_cpu(d->ctrl) & NEURON_UDMA_DESC_LEN;
+	u64 addr = le64_to_cpu(d->addr), off;
+	struct neuron_mem_chunk *mc;
+	int ret;
+
+	if (!len)
+		len = NEURON_UDMA_MAX_DESC_LEN;
+	mc = neuron_mem_get_by_pa(nd, addr);
+	if (!mc)
+		return -EINVAL;
+	off = addr - mc->pa;
+	if (off + len > mc->size) {
+		neuron_mem_put(mc);
+		return -EINVAL;
+	}
+	if (!refs) {
+		neuron_mem_put(mc);
+		return 0;
+	}
+	ret = xa_insert(refs, (unsigned long)mc, mc, GFP_KERNEL);
+	if (ret)
+		neuron_mem_put(mc);	/* -EBUSY: held already */
+	return ret == -EBUSY ? 0 : ret;
+}
+
+/* Descriptors from a chunk's [off, off + n * 16) into @buf, or back. */
+static int neuron_uq_chunk_io(struct neuron_device *nd, struct neuron_mem_chunk *mc, u64 off,
+			      void *buf, u32 n, bool to_chunk)
+{
+	return neuron_dma_chunk_io(nd, mc, off, buf, (u64)n * NEURON_UDMA_DESC_SIZE, to_chunk);
+}
+
+/*
+ * Read the @n descriptors of half @t that the next start hands over (from
+ * the runtime's ring, at the tail) into @d, and check each.
+ */
+static int neuron_uq_fetch(struct neuron_device *nd, struct neuron_dma_uhalf *h,
+			   struct neuron_udma_desc *d, u32 n)
+{
+	u32 first = min(n, h->size - h->tail), i;
+	int ret;
+
+	ret = neuron_uq_chunk_io(nd, h->mc, (u64)h->tail * NEURON_UDMA_DESC_SIZE, d, first, false);
+	if (!ret && n > first)
+		ret = neuron_uq_chunk_io(nd, h->mc, 0, d + first, n - first, false);
+	for (i = 0; i < n && !ret; i++)
+		ret = neuron_uq_check_desc(nd, &d[i], NULL);
+	return ret;
+}
+
+/* Put @n checked descriptors into the shadow at the tail, holding their chunks. */
+static int neuron_uq_commit(struct neuron_device *nd, struct neuron_dma_uq *uq,
+			    struct neuron_dma_uhalf *h, const struct neuron_udma_desc *d, u32 n)
+{
+	u32 first = min(n, h->size - h->tail), i;
+	int ret;
+
+	for (i = 0; i < n; i++) {
+		/* A chunk freed since the check makes this fail: nothing is started. */
+		ret = neuron_uq_check_desc(nd, &d[i], &uq->refs);
+		if (ret)
+			return ret;
+	}
+	memcpy(&h->shadow[h->tail], d, first * sizeof(*d));
+	memcpy(h->shadow, d + first, (n - first) * sizeof(*d));
+	return 0;
+}
+
+/**
+ * neuron_dma_queue_start() - DMA_QUEUE_COPY_START
+ * @nd: the device
+ * @eng_id: engine
+ * @qid: queue
+ * @tx_n: descriptors to start on the TX ring, after those started before
+ * @rx_n: likewise on the RX ring
+ *
+ * Either count may be 0; each must leave the ring's 16 reserved slots.
+ *
+ * Return: 0; -EINVAL for a bad id or count, or a descriptor that addresses
+ * anything but the caller's chunks (nothing is started then); -EBUSY for
+ * another process's queue.
+ */
+int neuron_dma_queue_start(struct neuron_device *nd, u32 eng_id, u32 qid, u32 tx_n, u32 rx_n)
+{
+	struct neuron_dma_ueng *ue = neuron_uq_get(nd, eng_id, qid);
+	struct neuron_udma_desc *d = NULL;
+	struct neuron_dma_uhalf *tx, *rx;
+	struct neuron_dma_uq *uq;
+	int ret = -EINVAL;
+
+	if (IS_ERR(ue))
+		return PTR_ERR(ue);
+	uq = &ue->q[qid];
+	tx = &uq->half[UQ_TX];
+	rx = &uq->half[UQ_RX];
+	if (tx_n > tx->size - NEURON_UDMA_RING_RESERVED ||
+	    rx_n > rx->size - NEURON_UDMA_RING_RESERVED)
+		goto out;
+	ret = 0;
+	if (!tx_n && !rx_n)
+		goto out;
+	ret = -ENOMEM;
+	d = kvmalloc_array(tx_n + rx_n, sizeof(*d), GFP_KERNEL);
+	if (!d)
+		goto out;
+	/* Everything is read and checked before anything reaches the shadow. */
+	ret = neuron_uq_fetch(nd, tx, d, tx_n);
+	if (!ret)
+		ret = neuron_uq_fetch(nd, rx, d + tx_n, rx_n);
+	if (!ret)
+		ret = neuron_uq_commit(nd, uq, tx, d, tx_n);
+	if (!ret)
+		ret = neuron_uq_commit(nd, uq, rx, d + tx_n, rx_n);
+	if (ret)
+		goto out;
+	tx->tail = (tx->tail + tx_n) % tx->size;
+	rx->tail = (rx->tail + rx_n) % rx->size;
+	nd->dma.ops->doorbell(&ue->eng.queue[qid], tx_n, rx_n);
+out:
+	mutex_unlock(&ue->lock);
+	kvfree(d);
+	return ret;
+}
+
+/**
+ * neuron_dma_queue_ack() - DMA_ACK_COMPLETED
+ * @nd: the device
+ * @eng_id: engine
+ * @qid: queue
+ * @count: descriptors the caller has seen complete
+ *
+ * The driver keeps no per-descriptor state for these queues, so this only
+ * checks the request.
+ *
+ * Return: 0; -EINVAL for a bad id or a count larger than the ring; -EBUSY
+ * for another process's queue.
+ */
+int neuron_dma_queue_ack(struct neuron_device *nd, u32 eng_id, u32 qid, u32 count)
+{
+	struct neuron_dma_ueng *ue = neuron_uq_get(nd, eng_id, qid);
+	int ret = 0;
+
+	if (IS_ERR(ue))
+		return PTR_ERR(ue);
+	if (count > ue->q[qid].half[UQ_RX].size)
+		ret = -EINVAL;
+	mutex_unlock(&ue->lock);
+	return ret;
+}
+
+/**
+ * neuron_dma_copy_descriptors() - DMA_COPY_DESCRIPTORS[64]
+ * @nd: the device
+ * @handle: the ring's chunk, the caller's
+ * @buf: user address of the descriptors
+ * @num: how many, 1..NEURON_DMA_UQ_MAX_DESCS
+ * @off: byte offset in the chunk, a multiple of 16
+ * @type: NEURON_DMA_QUEUE_TYPE_TX or _RX
+ *
+ * Every descriptor must address only the caller's chunks; they are all
+ * checked before any is written.  (They are checked again when started.)
+ *
+ * Return: 0; -EFAULT; -EINVAL for a bad handle, type, count or range, or a
+ * descriptor addressing anything else; -ENOMEM.
+ */
+int neuron_dma_copy_descriptors(struct neuron_device *nd, u64 handle, const void __user *buf,
+				u32 num, u64 off, u32 type)
+{
+	struct neuron_udma_desc *d;
+	struct neuron_mem_chunk *mc;
+	u64 bytes, end;
+	u32 i;
+	int ret;
+
+	if ((type != NEURON_DMA_QUEUE_TYPE_TX && type != NEURON_DMA_QUEUE_TYPE_RX) || !num ||
+	    num > NEURON_DMA_UQ_MAX_DESCS || off % NEURON_UDMA_DESC_SIZE)
+		return -EINVAL;
+	ret = neuron_dma_setup(&nd->dma);
+	if (ret)
+		return ret;
+	mc = neuron_mem_get(nd, handle);
+	if (!mc)
+		return -EINVAL;
+	bytes = (u64)num * NEURON_UDMA_DESC_SIZE;
+	ret = -EINVAL;
+	if (check_add_overflow(off, bytes, &end) || end > mc->size)
+		goto out;
+	ret = -ENOMEM;
+	d = kvmalloc(bytes, GFP_KERNEL);
+	if (!d)
+		goto out;
+	ret = -EFAULT;
+	if (copy_from_user(d, buf, bytes))
+		goto free;
+	for (i = 0; i < num; i++) {
+		ret = neuron_uq_check_desc(nd, &d[i], NULL);
+		if (ret)
+			goto free;
+	}
+	ret = neuron_uq_chunk_io(nd, mc, off, d, num, true);
+free:
+	kvfree(d);
+out:
+	neuron_mem_put(mc);
+	return ret;
+}
+
+/**
+ * neuron_dma_descriptor_copyout() - DMA_DESCRIPTOR_COPYOUT
+ * @nd: the device
+ * @eng_id: engine
+ * @qid: queue
+ * @type: NEURON_DMA_QUEUE_TYPE_TX or _RX
+ * @start: first descriptor
+ * @count: how many, at least 1
+ * @buf: user address they go to
+ *
+ * Copies what the engine was given (the shadow ring), not the runtime's
+ * ring; slots never started read as zeros.
+ *
+ * Return: 0; -EFAULT; -EINVAL for a bad id, type or range; -EBUSY for
+ * another process's queue.
+ */
+int neuron_dma_descriptor_copyout(struct neuron_device *nd, u32 eng_id, u32 qid, u32 type,
+				  u32 start, u32 count, void __user *buf)
+{
+	struct neuron_dma_ueng *ue;
+	struct neuron_dma_uhalf *h;
+	u64 end;
+	int ret = -EINVAL;
+
+	if (type != NEURON_DMA_QUEUE_TYPE_TX && type != NEURON_DMA_QUEUE_TYPE_RX)
+		return -EINVAL;
+	ue = neuron_uq_get(nd, eng_id, qid);
+	if (IS_ERR(ue))
+		return PTR_ERR(ue);
+	h = &ue->q[qid].half[type == NEURON_DMA_QUEUE_TYPE_TX ? UQ_TX : UQ_RX];
+	if (count && !check_add_overflow((u64)start, (u64)count, &end) && end <= h->size)
+		ret = copy_to_user(buf, &h->shadow[start], (u64)count * sizeof(*h->shadow)) ?
+		      -EFAULT : 0;
+	mutex_unlock(&ue->lock);
+	return ret;
+}
+
+/**
+ * neuron_dma_eng_init() - DMA_ENG_INIT: program an engine again
+ * @nd: the device
+ * @eng_id: engine
+ *
+ * Only while no other process has a queue on it.
+ *
+ * Return: 0; -EINVAL for a bad id; -EBUSY for a host engine or one another
+ * process uses; -ENOMEM.
+ */
+int neuron_dma_eng_init(struct neuron_device *nd, u32 eng_id)
+{
+	struct neuron_dma_ueng *ue = neuron_uq_engine(&nd->dma, eng_id, true);
+	unsigned int q;
+	int ret = 0;
+
+	if (IS_ERR(ue))
+		return PTR_ERR(ue);
+	mutex_lock(&ue->lock);
+	for (q = 0; q < NEURON_UDMA_MAX_QUEUES; q++)
+		if (ue->q[q].owner && ue->q[q].owner != task_tgid(current))
+			ret = -EBUSY;
+	if (!ret) {
+		ue->programmed = false;
+		ret = neuron_uq_engine_ready(&nd->dma, ue);
+	}
+	mutex_unlock(&ue->lock);
+	return ret;
+}
+
+/**
+ * neuron_dma_detach() - a process detached: release its queues
+ * @nd: the device
+ * @tgid: the process
+ */
+void neuron_dma_detach(struct neuron_device *nd, struct pid *tgid)
+{
+	struct neuron_dma *dma = &nd->dma;
+	struct neuron_dma_ueng *ue;
+	unsigned long id;
+	unsigned int q;
+
+	down_read(&nd->usage);
+	if (!dma->gone) {
+		xa_for_each(&dma->uengs, id, ue) {
+			mutex_lock(&ue->lock);
+			for (q = 0; q < NEURON_UDMA_MAX_QUEUES; q++)
+				if (ue->q[q].owner == tgid)
+					neuron_uq_release_locked(dma, ue, q, true);
+			mutex_unlock(&ue->lock);
+		}
+	}
+	up_read(&nd->usage);
+}
+
+/**
+ * neuron_dma_user_gone() - the device goes: stop and free every user queue
+ * @nd: the device, its usage lock held for writing
+ */
+void neuron_dma_user_gone(struct neuron_device *nd)
+{
+	struct neuron_dma *dma = &nd->dma;
+	struct neuron_dma_ueng *ue;
+	unsigned long id;
+	unsigned int q;
+
+	xa_for_each(&dma->uengs, id, ue) {
+		mutex_lock(&ue->lock);
+		if (ue->programmed)
+			dma->ops->engine_set_state(&ue->eng, NEURON_UDMA_DISABLED);
+		for (q = 0; q < NEURON_UDMA_MAX_QUEUES; q++) {
+			neuron_uq_release_locked(dma, ue, q, false);
+			xa_destroy(&ue->q[q].refs);
+		}
+		mutex_unlock(&ue->lock);
+		xa_erase(&dma->uengs, id);
+		mutex_destroy(&ue->lock);
+		kfree(ue);
+	}
+}

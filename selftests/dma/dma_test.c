@@ -1,0 +1,1510 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * kselftest: the DMA commands of /dev/neuronN on simulated v2, v3 and v4
+ * devices: copies between user buffers and device memory (MEM_BUF_COPY),
+ * between any two chunks (MEM_COPY), fills (MEMSET), asynchronous copies
+ * and their waits (MEM_COPY_ASYNC, MEM_COPY_ASYNC_WAIT), the engine and
+ * queue state queries, every refused argument, engine faults and timeouts
+ * (the simulator's dma_stall and dma_abort switches), and a process killed
+ * while its copy is held back.
+ *
+ * Each test starts with no Neuron module loaded, loads neuron_core and
+ * neuron_sim with 512 MiB of device memory (so 64 MiB chunks fit on every
+ * channel), creates one simulated device, opens it and reads the device's
+ * memory counters from debugfs.  Its teardown clears the simulator's fault
+ * switches, puts back the parameters the test changed, closes everything
+ * the test made, checks that the counters return to where they started
+ * (waiting a little: cleaning up after held-back copies may take a while),
+ * and leaves no module loaded.
+ *
+ * Data is random (xorshift, the seed is logged) and checked byte for byte
+ * against a shadow of every chunk, read back with MEM_BUF_COPY64 and
+ * through a mapping of the chunk, which involves no DMA at all.
+ *
+ * Forked children never use the harness's EXPECT or ASSERT: they count
+ * failures, print them on stderr and report the count as their exit status.
+ */
+#include <poll.h>
+#include <signal.h>
+#include <stdint.h>
+#include <sys/mman.h>
+
+#include <neuron/neuron_ioctl.h>
+
+#include "kselftest_harness.h"
+#include "neuron_test.h"
+#include "neuron_mem.h"
+
+#define SETTLE_MS	20000
+/* Simulator id of the device under test: its routing id and index. */
+#define DEV		5
+#define SIM_DEBUGFS	"/sys/kernel/debug/neuron_sim/neuron_sim%d/%s"
+#define DMA_TIMEOUT	"/sys/module/neuron_core/parameters/dma_timeout_ms"
+#define DMA_MODE	"/sys/module/neuron_sim/parameters/dma_mode"
+#define MAX_HBM		4
+#define NQUEUES		16
+#define MIB		(1024ULL * 1024)
+/* Longest wait, on top of dma_timeout_ms, for released memory to show in the counters. */
+#define RELEASE_MS	5000
+
+#define H_NONE		((__u32)NEURON_DMA_H2T_CTX_HANDLE_NONE)
+#define H_ASYNC1	((__u32)NEURON_DMA_H2T_CTX_HANDLE_ASYNC1)
+#define H_ASYNC2	((__u32)NEURON_DMA_H2T_CTX_HANDLE_ASYNC2)
+
+/* Page size, set by the fixture. */
+static size_t pg;
+
+/* Bytes where @a and @b differ; *@first is the first of them. */
+static size_t differs(const unsigned char *a, const unsigned char *b, size_t n, size_t *first)
+{
+	size_t i, bad = 0;
+
+	*first = 0;
+	if (!memcmp(a, b, n))
+		return 0;
+	for (i = 0; i < n; i++) {
+		if (a[i] == b[i])
+			continue;
+		if (!bad)
+			*first = i;
+		bad++;
+	}
+	return bad;
+}
+
+/* Bytes of @p that are not @c. */
+static size_t not_byte(const unsigned char *p, unsigned char c, size_t n)
+{
+	size_t i, bad = 0;
+
+	for (i = 0; i < n; i++)
+		bad += p[i] != c;
+	return bad;
+}
+
+/*
+ * Two pages that can be neither read nor written.  Reserved (PROT_NONE)
+ * rather than unmapped, so that no later mapping lands there.
+ */
+static void *no_access(void)
+{
+	void *p = mmap(NULL, 2 * pg, PROT_NONE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+
+	return p == MAP_FAILED ? NULL : p;
+}
+
+/* @n pages of anonymous memory, the last one (@first: the first one) inaccessible. */
+static unsigned char *holey(size_t n, int first)
+{
+	unsigned char *p = mmap(NULL, n * pg, RW, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+
+	if (p == MAP_FAILED)
+		return NULL;
+	memset(p, 0x77, n * pg);
+	if (mprotect(first ? p : p + (n - 1) * pg, pg, PROT_NONE)) {
+		munmap(p, n * pg);
+		return NULL;
+	}
+	return p;
+}
+
+/* Write @val to the simulated device's debugfs file @name; 0 or -errno. */
+static int sim_set(const char *name, const char *val)
+{
+	char path[128];
+
+	snprintf(path, sizeof(path), SIM_DEBUGFS, DEV, name);
+	return nt_write(path, "%s", val);
+}
+
+/* The number in the simulated device's debugfs file @name, or -errno. */
+static long long sim_get(const char *name)
+{
+	char buf[64];
+	int ret = nt_read(buf, sizeof(buf), SIM_DEBUGFS, DEV, name);
+
+	return ret ? ret : strtoll(buf, NULL, 10);
+}
+
+/* The simulator's engine counters. */
+struct dstats {
+	long long errors;
+	long long descs;
+	long long bytes;
+};
+
+static int dstats_read(struct dstats *s)
+{
+	s->errors = sim_get("dma_errors");
+	s->descs = sim_get("dma_descs");
+	s->bytes = sim_get("dma_bytes");
+	return s->errors < 0 || s->descs < 0 || s->bytes < 0 ? -1 : 0;
+}
+
+static int set_timeout(int ms)
+{
+	return nt_write(DMA_TIMEOUT, "%d", ms);
+}
+
+/* Wait up to @ms for the counters to equal @want; whether they did. */
+static int mcount_reach(int index, const struct mcount *want, long ms)
+{
+	long end = nt_now_ms() + ms;
+	struct mcount got;
+
+	for (;;) {
+		if (!mcount_read(index, &got) && !memcmp(&got, want, sizeof(got)))
+			return 1;
+		if (nt_now_ms() > end)
+			return 0;
+		usleep(20000);
+	}
+}
+
+/* MEM_COPY (32-bit size and offsets) or MEM_COPY64. */
+static long mem_copy(int fd, int wide, __u64 src, __u64 dst, __u64 size, __u64 soff, __u64 doff)
+{
+	struct neuron_ioctl_mem_copy64 c64 = {
+		.src_mem_handle = src, .dst_mem_handle = dst, .size = size,
+		.src_offset = soff, .dst_offset = doff,
+	};
+	struct neuron_ioctl_mem_copy c32 = {
+		.src_mem_handle = src, .dst_mem_handle = dst, .size = (__u32)size,
+		.src_offset = (__u32)soff, .dst_offset = (__u32)doff,
+	};
+
+	if (wide)
+		return xioctl(fd, NEURON_IOCTL_MEM_COPY64, &c64);
+	return xioctl(fd, NEURON_IOCTL_MEM_COPY, &c32);
+}
+
+/* MEMSET (32-bit size) or MEMSET64. */
+static long mem_set(int fd, int wide, __u64 h, __u64 off, __u32 value, __u64 size)
+{
+	struct neuron_ioctl_memset64 s64 = {
+		.mem_handle = h, .offset = off, .value = value, .size = size,
+	};
+	struct neuron_ioctl_memset s32 = {
+		.mem_handle = h, .offset = off, .value = value, .size = (__u32)size,
+	};
+
+	if (wide)
+		return xioctl(fd, NEURON_IOCTL_MEMSET64, &s64);
+	return xioctl(fd, NEURON_IOCTL_MEMSET, &s32);
+}
+
+/* MEM_COPY_ASYNC (32-bit size and offsets) or MEM_COPY_ASYNC64; *@wait gets wait_handle. */
+static long copy_async(int fd, int wide, __u64 src, __u64 dst, __u64 size, __u64 soff,
+		       __u64 doff, __u32 pwait, __u32 *wait)
+{
+	struct neuron_ioctl_mem_copy_async64 a64 = {
+		.src_mem_handle = src, .dst_mem_handle = dst, .size = size,
+		.src_offset = soff, .dst_offset = doff, .pwait_handle = pwait,
+		.wait_handle = 0xa5a5a5a5,
+	};
+	struct neuron_ioctl_mem_copy_async a32 = {
+		.src_mem_handle = src, .dst_mem_handle = dst, .size = (__u32)size,
+		.src_offset = (__u32)soff, .dst_offset = (__u32)doff, .pwait_handle = pwait,
+		.wait_handle = 0xa5a5a5a5,
+	};
+	long ret;
+
+	if (wide) {
+		ret = xioctl(fd, NEURON_IOCTL_MEM_COPY_ASYNC64, &a64);
+		*wait = a64.wait_handle;
+	} else {
+		ret = xioctl(fd, NEURON_IOCTL_MEM_COPY_ASYNC, &a32);
+		*wait = a32.wait_handle;
+	}
+	return ret;
+}
+
+static long async_wait(int fd, __u64 src, __u64 dst, __u32 pwait)
+{
+	struct neuron_ioctl_mem_copy_async_wait a = {
+		.src_mem_handle = src, .dst_mem_handle = dst, .pwait_handle = pwait,
+	};
+
+	return xioctl(fd, NEURON_IOCTL_MEM_COPY_ASYNC_WAIT, &a);
+}
+
+static long eng_state(int fd, __u32 eng, struct neuron_dma_eng_state *st)
+{
+	struct neuron_ioctl_dma_eng_get_state a = { .eng_id = eng, .state = st };
+
+	return xioctl(fd, NEURON_IOCTL_DMA_ENG_GET_STATE, &a);
+}
+
+static long queue_state(int fd, __u32 eng, __u32 qid, struct neuron_dma_queue_state *tx,
+			struct neuron_dma_queue_state *rx)
+{
+	struct neuron_ioctl_dma_queue_get_state a = {
+		.eng_id = eng, .qid = qid, .tx = tx, .rx = rx,
+	};
+
+	return xioctl(fd, NEURON_IOCTL_DMA_QUEUE_GET_STATE, &a);
+}
+
+/* Whether @n values arrive on @fd within @ms. */
+static int get_u64s_within(int fd, __u64 *v, int n, int ms)
+{
+	struct pollfd p = { .fd = fd, .events = POLLIN };
+
+	if (poll(&p, 1, ms) != 1)
+		return 0;
+	return !get_u64s(fd, v, n);
+}
+
+FIXTURE(dma) {
+	int fd;		/* normal file (O_RDWR): this process is attached */
+	int index;
+	int nhbm;	/* device memory channels */
+	int counted;	/* @start holds the counters at the start */
+	struct mcount start;
+	struct undo undo;	/* children and mappings */
+	char timeout[32];	/* dma_timeout_ms as loaded; the teardown puts it back */
+	long t0;		/* ms, when the setup started */
+	char buf[256];
+};
+
+FIXTURE_VARIANT(dma) {
+	const struct nt_gen *g;
+};
+
+FIXTURE_VARIANT_ADD(dma, v2) { .g = &nt_gen_v2 };
+FIXTURE_VARIANT_ADD(dma, v3) { .g = &nt_gen_v3 };
+FIXTURE_VARIANT_ADD(dma, v4) { .g = &nt_gen_v4 };
+
+/* The types the harness gives a fixture's data and variant. */
+#define dma_self	_test_data_dma
+#define dma_variant	_fixture_variant_dma
+
+FIXTURE_SETUP(dma)
+{
+	self->t0 = nt_now_ms();
+	self->fd = -1;
+	self->counted = 0;
+	self->timeout[0] = 0;
+	memset(&self->undo, 0, sizeof(self->undo));
+	pg = sysconf(_SC_PAGESIZE);
+	TH_LOG("random seed %#llx", (unsigned long long)rnd_seed());
+
+	self->index = sim_device_up(_metadata, DEV, variant->g->gen, "mem_size=512M", SETTLE_MS);
+	ASSERT_EQ(DEV, self->index);
+	if (nt_read(self->timeout, sizeof(self->timeout), DMA_TIMEOUT))
+		self->timeout[0] = 0;
+	self->fd = open_node(self->index, O_RDWR);
+	ASSERT_LE(0, self->fd);
+	ASSERT_EQ(0, mcount_read(self->index, &self->start));
+	self->counted = 1;
+	self->nhbm = count_channels(_metadata, self->fd);
+	ASSERT_EQ(variant->g->nhbm, self->nhbm);
+	ASSERT_GE(MAX_HBM, self->nhbm);
+}
+
+FIXTURE_TEARDOWN(dma)
+{
+	struct mcount now;
+
+	kill_kids(&self->undo);
+	/* Nothing held back or armed any more; the parameters as loaded. */
+	if (nt_exists(SIM_DEBUGFS, DEV, "dma_stall")) {
+		sim_set("dma_stall", "0");
+		sim_set("dma_abort", "0");
+	}
+	if (nt_exists(DMA_MODE))
+		nt_write(DMA_MODE, "sync");
+	if (self->timeout[0])
+		nt_write(DMA_TIMEOUT, "%s", self->timeout);
+	unmap_all(&self->undo);
+	if (self->fd >= 0)
+		close(self->fd);
+	/* Everything the test made is gone: so is its memory. */
+	if (self->counted) {
+		mcount_reach(self->index, &self->start, RELEASE_MS);
+		EXPECT_EQ(0, mcount_read(self->index, &now));
+		expect_counts(_metadata, &self->start, &now);
+	}
+	sim_device_down(_metadata);
+	TH_LOG("%.1f s", (nt_now_ms() - self->t0) / 1000.0);
+}
+
+/*
+ * A chunk the test tracks: what it must hold (@shadow) and a shared mapping
+ * of all of it, which shows the memory without any DMA.
+ */
+struct tchunk {
+	__u64 h;
+	__u64 pa;
+	__u64 size;
+	int host;
+	char name[16];
+	unsigned char *shadow;
+	unsigned char *map;
+};
+
+/* New random contents for all of @t, written with MEM_BUF_COPY64. */
+static void tc_fill(struct __test_metadata *_metadata, struct dma_self *self, struct tchunk *t)
+{
+	rnd_fill(t->shadow, t->size);
+	ASSERT_EQ(0, buf_copy(self->fd, 1, t->h, t->shadow, t->size, 0, 1)) {
+		TH_LOG("filling the %s chunk (%llu bytes)", t->name, (unsigned long long)t->size);
+	}
+}
+
+/* Allocate @size bytes (host, or device on @channel), map them, fill them. */
+static void tc_new(struct __test_metadata *_metadata, struct dma_self *self, struct tchunk *t,
+		   int host, __u64 size, __u32 channel)
+{
+	struct neuron_ioctl_mem_get_extended_info ei;
+	long ret;
+
+	memset(t, 0, sizeof(*t));
+	t->host = host;
+	if (host) {
+		snprintf(t->name, sizeof(t->name), "host");
+		ret = alloc_host(self->fd, size, &t->h);
+	} else {
+		snprintf(t->name, sizeof(t->name), "device ch%u", channel);
+		ret = alloc_dev(self->fd, size, channel, &t->h);
+	}
+	ASSERT_EQ(0, ret) {
+		TH_LOG("%s chunk of %llu bytes", t->name, (unsigned long long)size);
+	}
+	ASSERT_EQ(0, ext_info(self->fd, t->h, &ei));
+	t->pa = ei.pa;
+	t->size = ei.size;
+	ASSERT_EQ((size + pg - 1) / pg * pg, t->size);
+	t->shadow = malloc(t->size);
+	ASSERT_NE(NULL, t->shadow);
+	t->map = map(&self->undo, self->fd, t->pa, t->size, RW, MAP_SHARED);
+	ASSERT_NE(MAP_FAILED, t->map) TH_LOG("%s chunk: %s", t->name, strerror(errno));
+	tc_fill(_metadata, self, t);
+}
+
+static void tc_free(struct __test_metadata *_metadata, struct dma_self *self, struct tchunk *t)
+{
+	EXPECT_EQ(0, unmap(&self->undo, t->map, t->size));
+	EXPECT_EQ(0, mem_free(self->fd, t->h));
+	free(t->shadow);
+	t->shadow = NULL;
+}
+
+/* All of @t holds its shadow: read back with MEM_BUF_COPY64, and through the mapping. */
+static void tc_check(struct __test_metadata *_metadata, struct dma_self *self,
+		     const struct tchunk *t, const char *where)
+{
+	unsigned char *got = calloc(1, t->size);
+	size_t bad, first;
+
+	ASSERT_NE(NULL, got);
+	EXPECT_EQ(0, buf_copy(self->fd, 1, t->h, got, t->size, 0, 0)) {
+		TH_LOG("%s: reading the %s chunk back", where, t->name);
+	}
+	bad = differs(got, t->shadow, t->size, &first);
+	EXPECT_EQ(0, bad) {
+		TH_LOG("%s: %s chunk read back: %zu of %llu bytes differ, the first at %zu", where,
+		       t->name, bad, (unsigned long long)t->size, first);
+	}
+	bad = differs(t->map, t->shadow, t->size, &first);
+	EXPECT_EQ(0, bad) {
+		TH_LOG("%s: %s chunk mapped: %zu of %llu bytes differ, the first at %zu", where,
+		       t->name, bad, (unsigned long long)t->size, first);
+	}
+	free(got);
+}
+
+/* [@off, @off + @len) of @t holds its shadow, seen through the mapping. */
+static void tc_range(struct __test_metadata *_metadata, const struct tchunk *t, __u64 off,
+		     __u64 len, const char *where)
+{
+	size_t bad, first;
+
+	bad = differs(t->map + off, t->shadow + off, len, &first);
+	EXPECT_EQ(0, bad) {
+		TH_LOG("%s: %s chunk, %llu bytes at %llu: %zu differ, the first at %llu", where,
+		       t->name, (unsigned long long)len, (unsigned long long)off, bad,
+		       (unsigned long long)(off + first));
+	}
+}
+
+/* MEM_COPY(64) of @len bytes from @s at @soff to @d at @doff; the shadow follows. */
+static long tc_copy(struct __test_metadata *_metadata, struct dma_self *self, int wide,
+		    const struct tchunk *s, __u64 soff, struct tchunk *d, __u64 doff, __u64 len)
+{
+	long ret = mem_copy(self->fd, wide, s->h, d->h, len, soff, doff);
+
+	EXPECT_EQ(0, ret) {
+		TH_LOG("%s of %llu bytes, %s chunk at %llu to %s chunk at %llu",
+		       wide ? "MEM_COPY64" : "MEM_COPY", (unsigned long long)len, s->name,
+		       (unsigned long long)soff, d->name, (unsigned long long)doff);
+	}
+	if (!ret)
+		memmove(d->shadow + doff, s->shadow + soff, len);
+	return ret;
+}
+
+/* MEM_COPY_ASYNC(64), as tc_copy(); *@wait gets the new copy's handle. */
+static long tc_async(struct __test_metadata *_metadata, struct dma_self *self, int wide,
+		     const struct tchunk *s, __u64 soff, struct tchunk *d, __u64 doff, __u64 len,
+		     __u32 pwait, __u32 *wait)
+{
+	long ret = copy_async(self->fd, wide, s->h, d->h, len, soff, doff, pwait, wait);
+
+	EXPECT_EQ(0, ret) {
+		TH_LOG("%s of %llu bytes, %s chunk at %llu to %s chunk at %llu, pwait %d",
+		       wide ? "MEM_COPY_ASYNC64" : "MEM_COPY_ASYNC", (unsigned long long)len,
+		       s->name, (unsigned long long)soff, d->name, (unsigned long long)doff,
+		       (int)pwait);
+	}
+	if (!ret)
+		memmove(d->shadow + doff, s->shadow + soff, len);
+	return ret;
+}
+
+/* An offset for @len bytes in @size: 0 end-exact, 1 at the start, else odd (unaligned). */
+static __u64 pick_off(__u64 size, __u64 len, int how)
+{
+	__u64 room = size - len;
+
+	if (how == 0 || !room)
+		return room;
+	if (how == 1)
+		return 0;
+	return (rnd() % room) | 1;
+}
+
+/* Two offsets of @len-byte ranges in @size that do not overlap; needs 2 * @len <= @size. */
+static void pick_apart(__u64 size, __u64 len, __u64 *a, __u64 *b)
+{
+	__u64 half = size / 2, t;
+
+	*a = rnd() % (half - len + 1);
+	*b = half + rnd() % (size - half - len + 1);
+	if (rnd() & 1) {
+		t = *a;
+		*a = *b;
+		*b = t;
+	}
+}
+
+/*
+ * DMA_ENG_GET_STATE on every engine: revision 4, 16 queues of 16, both
+ * halves idle, running or aborted.  Returns the number running.
+ */
+static unsigned int engines_check(struct __test_metadata *_metadata, struct dma_self *self,
+				  const struct dma_variant *variant, const char *where)
+{
+	struct neuron_dma_eng_state st;
+	unsigned int e, running = 0, bad = 0;
+	long ret;
+
+	for (e = 0; e < variant->g->engines; e++) {
+		memset(&st, 0xa5, sizeof(st));
+		ret = eng_state(self->fd, e, &st);
+		if (!ret && st.revision_id == 4 && st.max_queues == NQUEUES &&
+		    st.num_queues == NQUEUES && st.tx_state <= 2 && st.rx_state <= 2) {
+			running += st.tx_state == 1 && st.rx_state == 1;
+			continue;
+		}
+		if (bad++ < 4)
+			TH_LOG("%s: engine %u: %ld, revision %u, queues %u of %u, tx %u, rx %u",
+			       where, e, ret, st.revision_id, st.num_queues, st.max_queues,
+			       st.tx_state, st.rx_state);
+	}
+	EXPECT_EQ(0, bad) TH_LOG("%s: %u engines answer wrong", where, bad);
+	return running;
+}
+
+/* The copy sizes of the integrity test (the 64 MiB one aside). */
+static const __u64 sizes[] = {
+	1, 3, 4095, 4096, 65535, 65536, 65537, MIB + 7, 4 * MIB,
+};
+
+/* 64 MiB, once: user buffer to device with BUF_COPY, back with BUF_COPY64. */
+static void integrity_big(struct __test_metadata *_metadata, struct dma_self *self)
+{
+	const __u64 size = 64 * MIB;
+	unsigned char *src, *back, *m;
+	size_t bad, first;
+	__u64 h, pa;
+	long t;
+
+	ASSERT_EQ(0, alloc_dev(self->fd, size, self->nhbm - 1, &h));
+	ASSERT_EQ(0, get_pa(self->fd, h, &pa));
+	src = malloc(size);
+	back = calloc(1, size);
+	ASSERT_NE(NULL, src);
+	ASSERT_NE(NULL, back);
+	rnd_fill(src, size);
+	t = nt_now_ms();
+	ASSERT_EQ(0, buf_copy(self->fd, 0, h, src, size, 0, 1));
+	ASSERT_EQ(0, buf_copy(self->fd, 1, h, back, size, 0, 0));
+	TH_LOG("64 MiB there and back: %ld ms", nt_now_ms() - t);
+	bad = differs(back, src, size, &first);
+	EXPECT_EQ(0, bad) TH_LOG("64 MiB read back: %zu bytes differ, first at %zu", bad, first);
+	m = map(&self->undo, self->fd, pa, size, PROT_READ, MAP_SHARED);
+	ASSERT_NE(MAP_FAILED, m);
+	bad = differs(m, src, size, &first);
+	EXPECT_EQ(0, bad) TH_LOG("64 MiB mapped: %zu bytes differ, the first at %zu", bad, first);
+	EXPECT_EQ(0, unmap(&self->undo, m, size));
+	EXPECT_EQ(0, mem_free(self->fd, h));
+	free(src);
+	free(back);
+	check_counts(_metadata, self->index, &self->start, "after 64 MiB");
+}
+
+/* User buffer to device and back, every size, both forms, unaligned and end-exact. */
+static void integrity_buf(struct __test_metadata *_metadata, struct dma_self *self,
+			  struct tchunk *d)
+{
+	unsigned char *in = malloc(4 * MIB + 16), *out = malloc(4 * MIB + 16), *p, *q;
+	struct tchunk *t;
+	__u64 len, off;
+	unsigned int i;
+	int wide, c;
+	long ret;
+
+	ASSERT_NE(NULL, in);
+	ASSERT_NE(NULL, out);
+	for (i = 0; i < ARRAY_SIZE(sizes); i++) {
+		t = &d[i % self->nhbm];
+		len = sizes[i];
+		wide = i % 2;
+		off = pick_off(t->size, len, i % 3);
+		p = in + i % 8;
+		q = out + (i + 3) % 8;
+		rnd_fill(p, len);
+		ret = buf_copy(self->fd, wide, t->h, p, len, off, 1);
+		EXPECT_EQ(0, ret) {
+			TH_LOG("%s of %llu bytes to the %s chunk at %llu",
+			       wide ? "MEM_BUF_COPY64" : "MEM_BUF_COPY", (unsigned long long)len,
+			       t->name, (unsigned long long)off);
+		}
+		if (!ret)
+			memcpy(t->shadow + off, p, len);
+		memset(q, 0, len);
+		EXPECT_EQ(0, buf_copy(self->fd, !wide, t->h, q, len, off, 0));
+		EXPECT_EQ(0, memcmp(p, q, len)) {
+			TH_LOG("%llu bytes at %llu of the %s chunk: read back differs",
+			       (unsigned long long)len, (unsigned long long)off, t->name);
+		}
+		if (len < 3)
+			continue;
+		/* Part of it, from one byte in. */
+		memset(q, 0, len);
+		EXPECT_EQ(0, buf_copy(self->fd, wide, t->h, q, len - 2, off + 1, 0));
+		EXPECT_EQ(0, memcmp(p + 1, q, len - 2)) {
+			TH_LOG("%llu bytes at %llu of the %s chunk: read back differs",
+			       (unsigned long long)len - 2, (unsigned long long)off + 1, t->name);
+		}
+	}
+	for (c = 0; c < self->nhbm; c++)
+		tc_check(_metadata, self, &d[c], "after MEM_BUF_COPY");
+	free(in);
+	free(out);
+}
+
+/*
+ * MEM_COPY and MEM_COPY64: host to device, device to device on the next
+ * channel, device to host, and within one chunk, every size.
+ */
+static void integrity_copy(struct __test_metadata *_metadata, struct dma_self *self,
+			   struct tchunk *h, struct tchunk *d)
+{
+	struct tchunk *a, *b;
+	__u64 len, s, t;
+	unsigned int i;
+	int wide, c;
+
+	for (i = 0; i < ARRAY_SIZE(sizes); i++) {
+		a = &d[i % self->nhbm];
+		b = &d[(i + 1) % self->nhbm];
+		len = sizes[i];
+		wide = i % 2;
+		tc_copy(_metadata, self, wide, h, pick_off(h->size, len, i % 3),
+			a, pick_off(a->size, len, (i + 1) % 3), len);
+		tc_copy(_metadata, self, !wide, a, pick_off(a->size, len, (i + 2) % 3),
+			b, pick_off(b->size, len, i % 3), len);
+		tc_copy(_metadata, self, wide, b, pick_off(b->size, len, (i + 1) % 3),
+			h, pick_off(h->size, len, (i + 2) % 3), len);
+		if (2 * len <= b->size) {
+			pick_apart(b->size, len, &s, &t);
+			tc_copy(_metadata, self, !wide, b, s, b, t, len);
+		}
+		if (2 * len <= h->size) {
+			pick_apart(h->size, len, &s, &t);
+			tc_copy(_metadata, self, wide, h, s, h, t, len);
+		}
+	}
+	tc_check(_metadata, self, h, "after MEM_COPY");
+	for (c = 0; c < self->nhbm; c++)
+		tc_check(_metadata, self, &d[c], "after MEM_COPY");
+}
+
+/* MEMSET and MEMSET64 on @t: only the range changes, to the value's low byte. */
+static void memset_ranges(struct __test_metadata *_metadata, struct dma_self *self,
+			  struct tchunk *t)
+{
+	const __u64 sz = t->size;
+	const struct {
+		__u64 off, size;
+		__u32 value;
+	} set[] = {
+		{ 0, 1, 0x1a5 },
+		{ 1, pg - 2, 0 },
+		{ pg - 3, pg + 7, 0xff },
+		{ 5, 2 * pg + 1, 0x12345678 },
+		{ sz - 9, 9, 0x100 },
+		{ pg, pg, 0xffffff3c },
+		{ 0, sz, 0x1a5 },
+	};
+	unsigned int i;
+	int wide;
+	long ret;
+
+	for (wide = 0; wide < 2; wide++) {
+		for (i = 0; i < ARRAY_SIZE(set); i++) {
+			tc_fill(_metadata, self, t);
+			ret = mem_set(self->fd, wide, t->h, set[i].off, set[i].value, set[i].size);
+			EXPECT_EQ(0, ret);
+			if (!ret)
+				memset(t->shadow + set[i].off, set[i].value & 0xff, set[i].size);
+			snprintf(self->buf, sizeof(self->buf), "%s %#x on %llu bytes at %llu",
+				 wide ? "MEMSET64" : "MEMSET", set[i].value,
+				 (unsigned long long)set[i].size, (unsigned long long)set[i].off);
+			tc_check(_metadata, self, t, self->buf);
+		}
+	}
+}
+
+/*
+ * Chained asynchronous copies: each waits for the one before, the handles
+ * alternate, and once a copy was waited for its data is there.
+ */
+static void async_chain(struct __test_metadata *_metadata, struct dma_self *self,
+			const char *mode)
+{
+	static const __u32 bad_pwait[] = { 0, 3, 4, 0x7fffffff, 0x80000000, 0xfffffffe };
+	static const __u32 bad_wait[] = { 0, 3, H_NONE, 0x80000000 };
+	struct tchunk h, d1, d2;
+	unsigned int i;
+	__u32 wh;
+	int wide;
+
+	TH_LOG("dma_mode=%s", mode);
+	tc_new(_metadata, self, &h, 1, MIB, 0);
+	tc_new(_metadata, self, &d1, 0, MIB, 0);
+	tc_new(_metadata, self, &d2, 0, MIB, self->nhbm - 1);
+
+	/* 1: nothing to wait for, handle 1. */
+	ASSERT_EQ(0, tc_async(_metadata, self, 0, &h, 5, &d1, 1000, 4099, H_NONE, &wh));
+	EXPECT_EQ(H_ASYNC1, wh);
+	/* 2: waits for 1, handle 2; copy 1 is complete. */
+	ASSERT_EQ(0, tc_async(_metadata, self, 1, &h, 7, &d2, 9, 65537, H_ASYNC1, &wh));
+	EXPECT_EQ(H_ASYNC2, wh);
+	tc_range(_metadata, &d1, 1000, 4099, "copy 1, once copy 2 waited for it");
+	/* 3: device to device, waits for 2, handle 1. */
+	ASSERT_EQ(0, tc_async(_metadata, self, 0, &d1, 100, &d2, 70000, 12345, H_ASYNC2, &wh));
+	EXPECT_EQ(H_ASYNC1, wh);
+	tc_range(_metadata, &d2, 9, 65537, "copy 2, once copy 3 waited for it");
+	EXPECT_EQ(0, async_wait(self->fd, d1.h, d2.h, H_ASYNC1));
+	tc_range(_metadata, &d2, 70000, 12345, "copy 3 after MEM_COPY_ASYNC_WAIT");
+	/* Nothing pending: the waits return at once. */
+	EXPECT_EQ(0, async_wait(self->fd, d1.h, d2.h, H_ASYNC1));
+	EXPECT_EQ(0, async_wait(self->fd, h.h, d2.h, H_ASYNC2));
+	/* 4: device to host, waits for 2 (done long ago), handle 1. */
+	ASSERT_EQ(0, tc_async(_metadata, self, 1, &d2, 3, &h, 11, 200000, H_ASYNC2, &wh));
+	EXPECT_EQ(H_ASYNC1, wh);
+	/* 5: nearly a whole chunk, waits for 4, handle 2. */
+	ASSERT_EQ(0, tc_async(_metadata, self, 1, &d2, 13, &d1, 17, MIB - 40, H_ASYNC1, &wh));
+	EXPECT_EQ(H_ASYNC2, wh);
+	tc_range(_metadata, &h, 11, 200000, "copy 4, once copy 5 waited for it");
+	EXPECT_EQ(0, async_wait(self->fd, d2.h, d1.h, H_ASYNC2));
+	tc_range(_metadata, &d1, 17, MIB - 40, "copy 5 after MEM_COPY_ASYNC_WAIT");
+
+	/* Other wait handles are refused, and copy nothing. */
+	for (wide = 0; wide < 2; wide++) {
+		for (i = 0; i < ARRAY_SIZE(bad_pwait); i++) {
+			EXPECT_EQ(-EINVAL, copy_async(self->fd, wide, h.h, d1.h, 64, 0, 0,
+						      bad_pwait[i], &wh))
+				TH_LOG("pwait_handle %#x", bad_pwait[i]);
+		}
+	}
+	for (i = 0; i < ARRAY_SIZE(bad_wait); i++) {
+		EXPECT_EQ(-EINVAL, async_wait(self->fd, h.h, d1.h, bad_wait[i]))
+			TH_LOG("MEM_COPY_ASYNC_WAIT of %#x", bad_wait[i]);
+	}
+
+	tc_check(_metadata, self, &h, mode);
+	tc_check(_metadata, self, &d1, mode);
+	tc_check(_metadata, self, &d2, mode);
+	tc_free(_metadata, self, &h);
+	tc_free(_metadata, self, &d1);
+	tc_free(_metadata, self, &d2);
+	check_counts(_metadata, self->index, &self->start, "after the asynchronous copies");
+}
+
+/* The commands on one chunk: copies in and out, fills. */
+enum op { OP_BUF_IN, OP_BUF_OUT, OP_COPY_SRC, OP_COPY_DST, OP_SET, OP_ASYNC_SRC, OP_ASYNC_DST,
+	NOPS };
+
+static const char * const op_name[NOPS][2] = {
+	{ "MEM_BUF_COPY in", "MEM_BUF_COPY64 in" },
+	{ "MEM_BUF_COPY out", "MEM_BUF_COPY64 out" },
+	{ "MEM_COPY from", "MEM_COPY64 from" },
+	{ "MEM_COPY to", "MEM_COPY64 to" },
+	{ "MEMSET", "MEMSET64" },
+	{ "MEM_COPY_ASYNC from", "MEM_COPY_ASYNC64 from" },
+	{ "MEM_COPY_ASYNC to", "MEM_COPY_ASYNC64 to" },
+};
+
+/*
+ * Command @op on handle @h at [@off, @off + @size); a copy's other end is
+ * @other at offset 0, a user buffer @buf.  An asynchronous copy that starts
+ * is waited for.
+ */
+static long run_op(int fd, enum op op, int wide, __u64 h, __u64 other, void *buf, __u64 off,
+		   __u64 size)
+{
+	__u64 src = h, dst = other, soff = off, doff = 0;
+	__u32 wh = 0;
+	long ret;
+
+	switch (op) {
+	case OP_BUF_IN:
+		return buf_copy(fd, wide, h, buf, size, off, 1);
+	case OP_BUF_OUT:
+		return buf_copy(fd, wide, h, buf, size, off, 0);
+	case OP_SET:
+		return mem_set(fd, wide, h, off, 0x5c, size);
+	case OP_COPY_DST:
+	case OP_ASYNC_DST:
+		src = other;
+		dst = h;
+		soff = 0;
+		doff = off;
+		break;
+	default:
+		break;
+	}
+	if (op == OP_COPY_SRC || op == OP_COPY_DST)
+		return mem_copy(fd, wide, src, dst, size, soff, doff);
+	ret = copy_async(fd, wide, src, dst, size, soff, doff, H_NONE, &wh);
+	if (!ret)
+		async_wait(fd, src, dst, wh);
+	return ret;
+}
+
+/* Whether the 32-bit form of @op can carry @off and @size unchanged. */
+static int op_fits(enum op op, int wide, __u64 off, __u64 size)
+{
+	if (wide)
+		return 1;
+	return size <= 0xffffffffULL && (op == OP_SET || off <= 0xffffffffULL);
+}
+
+/* Ranges outside chunk @t, overflowing or truncated: -EINVAL from every command. */
+static void ranges_refused(struct __test_metadata *_metadata, struct dma_self *self,
+			   const struct tchunk *t, const struct tchunk *other, void *junk)
+{
+	const __u64 sz = t->size;
+	const struct {
+		__u64 off, size;
+	} range[] = {
+		{ sz, 1 },				/* at the end */
+		{ sz - 1, 2 },				/* across the end */
+		{ 0, sz + 1 },
+		{ sz + pg, 1 },
+		{ 0xfffff000, 0x2000 },			/* wraps in 32 bits */
+		{ 16, 0xffffffff },
+		{ 0xffffffff, 1 },
+		{ ~0ULL - 4095, 8192 },			/* wraps in 64 bits */
+		{ 16, ~0ULL },
+		{ ~0ULL, 1 },
+		{ 1ULL << 63, 1ULL << 63 },
+		{ 1ULL << 32, 16 },			/* not truncated */
+		{ 0, (1ULL << 32) + 16 },
+	};
+	unsigned int i, bad = 0;
+	int op, wide;
+	long got;
+
+	for (op = 0; op < NOPS; op++) {
+		for (wide = 0; wide < 2; wide++) {
+			for (i = 0; i < ARRAY_SIZE(range); i++) {
+				if (!op_fits(op, wide, range[i].off, range[i].size))
+					continue;
+				got = run_op(self->fd, op, wide, t->h, other->h, junk, range[i].off,
+					     range[i].size);
+				if (got == -EINVAL)
+					continue;
+				bad++;
+				TH_LOG("%s, %s chunk, offset %#llx size %#llx: %ld, want %d",
+				       op_name[op][wide], t->name, (unsigned long long)range[i].off,
+				       (unsigned long long)range[i].size, got, -EINVAL);
+			}
+		}
+	}
+	EXPECT_EQ(0, bad);
+}
+
+/* Every command refuses handle @h, in either place of a copy, with -EINVAL. */
+static void handle_refused(struct __test_metadata *_metadata, struct dma_self *self, __u64 h,
+			   const struct tchunk *good, const char *what)
+{
+	unsigned char buf[64];
+	unsigned int bad = 0;
+	int op, wide;
+	long got;
+
+	memset(buf, 0x6b, sizeof(buf));
+	for (op = 0; op < NOPS; op++) {
+		for (wide = 0; wide < 2; wide++) {
+			got = run_op(self->fd, op, wide, h, good->h, buf, 0, 16);
+			if (got == -EINVAL)
+				continue;
+			bad++;
+			TH_LOG("%s, %s: %ld, want %d", op_name[op][wide], what, got, -EINVAL);
+		}
+	}
+	EXPECT_EQ(0, bad);
+}
+
+/*
+ * Handles of every wrong kind: made up, freed, and another process's (that
+ * process cannot reach this one's chunks either).
+ */
+static void handles_refused(struct __test_metadata *_metadata, struct dma_self *self,
+			    struct tchunk *d, struct tchunk *d2, struct tchunk *h)
+{
+	__u64 bad[24], gone[2], theirs[2];
+	int up[2], down[2], i, n = 0;
+	pid_t child;
+
+	ASSERT_EQ(0, alloc_dev(self->fd, pg, 0, &gone[0]));
+	ASSERT_EQ(0, alloc_host(self->fd, pg, &gone[1]));
+	ASSERT_EQ(0, mem_free(self->fd, gone[0]));
+	ASSERT_EQ(0, mem_free(self->fd, gone[1]));
+	bad[n++] = 0;
+	bad[n++] = ~0ULL;
+	bad[n++] = d->h + 1;
+	bad[n++] = d->h - 1;
+	bad[n++] = d->h ^ 1;
+	bad[n++] = d->h ^ (1ULL << 63);
+	bad[n++] = d->h ^ (1ULL << 32);
+	bad[n++] = d->h & 0xffffffff;
+	bad[n++] = d->h & ~0xffffffffULL;
+	bad[n++] = h->h + 1;
+	bad[n++] = d->pa;
+	bad[n++] = h->pa;
+	bad[n++] = gone[0];
+	bad[n++] = gone[1];
+	while (n < 18)
+		bad[n++] = rnd();
+	for (i = 0; i < n; i++) {
+		if (bad[i] == d->h || bad[i] == d2->h || bad[i] == h->h)
+			continue;
+		snprintf(self->buf, sizeof(self->buf), "handle %#llx", (unsigned long long)bad[i]);
+		handle_refused(_metadata, self, bad[i], d2, self->buf);
+	}
+
+	/* Another process's live chunks, and this one's from there. */
+	ASSERT_EQ(0, pipe(up));
+	ASSERT_EQ(0, pipe(down));
+	child = spawn(_metadata, &self->undo);
+	if (child == 0) {
+		int cfd = open_node(self->index, O_RDWR), fails = 0, op, wide;
+		unsigned char *dm, *hm, buf[64];
+		__u64 v[2] = { 0, 0 }, pa[2] = { 0, 0 };
+
+		CHILD_CHECK(cfd >= 0);
+		CHILD_CHECK(alloc_dev(cfd, 2 * pg, 0, &v[0]) == 0);
+		CHILD_CHECK(alloc_host(cfd, 2 * pg, &v[1]) == 0);
+		CHILD_CHECK(get_pa(cfd, v[0], &pa[0]) == 0);
+		CHILD_CHECK(get_pa(cfd, v[1], &pa[1]) == 0);
+		if (fails)
+			_exit(child_status(fails));
+		dm = mmap_filled(cfd, pa[0], 2 * pg, 0x3c);
+		hm = mmap_filled(cfd, pa[1], 2 * pg, 0x3d);
+		CHILD_CHECK(dm != MAP_FAILED && hm != MAP_FAILED);
+		if (fails)
+			_exit(child_status(fails));
+		CHILD_CHECK(put_u64s(up[1], v, 2) == 0);
+		CHILD_CHECK(wait_byte(down[0]) == 0);
+		/* The parent changed nothing. */
+		CHILD_CHECK(not_byte(dm, 0x3c, 2 * pg) == 0);
+		CHILD_CHECK(not_byte(hm, 0x3d, 2 * pg) == 0);
+		/* Its parent's chunks, through its own file: as any wrong handle. */
+		for (op = 0; op < 2 * NOPS; op++) {
+			wide = op % 2;
+			CHILD_CHECK(run_op(cfd, op / 2, wide, d->h, v[0], buf, 0, 16) == -EINVAL);
+			CHILD_CHECK(run_op(cfd, op / 2, wide, h->h, v[1], buf, 0, 16) == -EINVAL);
+		}
+		_exit(child_status(fails));
+	}
+	close(up[1]);
+	close(down[0]);
+	ASSERT_EQ(0, get_u64s(up[0], theirs, 2));
+	handle_refused(_metadata, self, theirs[0], d, "another process's device chunk");
+	handle_refused(_metadata, self, theirs[1], d, "another process's host chunk");
+	handle_refused(_metadata, self, theirs[0], h, "another process's device chunk");
+	ASSERT_EQ(0, signal_byte(down[1]));
+	EXPECT_EQ(0, reap(&self->undo, child));
+	close(up[0]);
+	close(down[1]);
+}
+
+/* Engine and queue ids: the valid ones answer, the others get -EINVAL. */
+static void ids_refused(struct __test_metadata *_metadata, struct dma_self *self,
+			const struct dma_variant *variant)
+{
+	const __u32 bad_eng[] = {
+		variant->g->engines, variant->g->engines + 1, 0xffff, 0x80000000, ~0U,
+	};
+	static const __u32 bad_qid[] = { NQUEUES, NQUEUES + 1, 0x80000000, ~0U };
+	struct neuron_dma_queue_state tx, rx;
+	struct neuron_dma_eng_state st;
+	unsigned int i, e, q, bad = 0;
+	long got;
+
+	for (i = 0; i < ARRAY_SIZE(bad_eng); i++) {
+		EXPECT_EQ(-EINVAL, eng_state(self->fd, bad_eng[i], &st)) {
+			TH_LOG("DMA_ENG_GET_STATE of engine %u", bad_eng[i]);
+		}
+		EXPECT_EQ(-EINVAL, queue_state(self->fd, bad_eng[i], 0, &tx, &rx)) {
+			TH_LOG("DMA_QUEUE_GET_STATE of engine %u", bad_eng[i]);
+		}
+	}
+	for (i = 0; i < ARRAY_SIZE(bad_qid); i++) {
+		EXPECT_EQ(-EINVAL, queue_state(self->fd, 0, bad_qid[i], &tx, &rx)) {
+			TH_LOG("DMA_QUEUE_GET_STATE of queue %u", bad_qid[i]);
+		}
+		EXPECT_EQ(-EINVAL, queue_state(self->fd, variant->g->engines - 1, bad_qid[i], &tx,
+					       &rx)) {
+			TH_LOG("DMA_QUEUE_GET_STATE of queue %u of the last engine", bad_qid[i]);
+		}
+	}
+	/* Every queue of every engine answers (what it holds is the hardware's). */
+	for (e = 0; e < variant->g->engines; e++) {
+		for (q = 0; q < NQUEUES; q++) {
+			got = queue_state(self->fd, e, q, &tx, &rx);
+			if (got && bad++ < 4)
+				TH_LOG("DMA_QUEUE_GET_STATE of engine %u queue %u: %ld", e, q, got);
+		}
+	}
+	EXPECT_EQ(0, bad);
+	engines_check(_metadata, self, variant, "valid engine ids");
+}
+
+/* Unreachable buffers and arguments: -EFAULT, and a copy into a chunk changes nothing. */
+static void pointers_refused(struct __test_metadata *_metadata, struct dma_self *self,
+			     struct tchunk *d)
+{
+	static const struct named_cmd cmds[] = {
+		NAMED_CMD(NEURON_IOCTL_MEM_BUF_COPY),
+		NAMED_CMD(NEURON_IOCTL_MEM_BUF_COPY64),
+		NAMED_CMD(NEURON_IOCTL_MEM_COPY),
+		NAMED_CMD(NEURON_IOCTL_MEM_COPY64),
+		NAMED_CMD(NEURON_IOCTL_MEMSET),
+		NAMED_CMD(NEURON_IOCTL_MEMSET64),
+		NAMED_CMD(NEURON_IOCTL_MEM_COPY_ASYNC),
+		NAMED_CMD(NEURON_IOCTL_MEM_COPY_ASYNC64),
+		NAMED_CMD(NEURON_IOCTL_MEM_COPY_ASYNC_WAIT),
+		NAMED_CMD(NEURON_IOCTL_DMA_ENG_GET_STATE),
+		NAMED_CMD(NEURON_IOCTL_DMA_QUEUE_GET_STATE),
+	};
+	struct neuron_dma_queue_state tx, rx;
+	unsigned char *ro = read_only_page(), *hole, *edge;
+	void *nowhere = no_access();
+	unsigned int i;
+	int wide, in;
+
+	ASSERT_NE(NULL, ro);
+	ASSERT_NE(NULL, nowhere);
+	edge = holey(2, 0);
+	ASSERT_NE(NULL, edge);
+	for (i = 0; i < ARRAY_SIZE(cmds); i++) {
+		EXPECT_EQ(-EFAULT, xioctl(self->fd, cmds[i].cmd, NULL)) TH_LOG("%s", cmds[i].name);
+		EXPECT_EQ(-EFAULT, xioctl(self->fd, cmds[i].cmd, nowhere))
+			TH_LOG("%s", cmds[i].name);
+		/* Only the first 8 bytes of the argument can be read. */
+		EXPECT_EQ(-EFAULT, xioctl(self->fd, cmds[i].cmd, edge + pg - 8))
+			TH_LOG("%s, argument across the end of a mapping", cmds[i].name);
+	}
+	munmap(edge, 2 * pg);
+
+	for (wide = 0; wide < 2; wide++) {
+		for (in = 1; in >= 0; in--) {
+			const char *what = in ? "in" : "out";
+
+			EXPECT_EQ(-EFAULT, buf_copy(self->fd, wide, d->h, NULL, 16, 0, in))
+				TH_LOG("%s, NULL buffer", what);
+			EXPECT_EQ(-EFAULT, buf_copy(self->fd, wide, d->h, nowhere, 16, 8, in))
+				TH_LOG("%s, inaccessible buffer", what);
+			/* Good first page, then nothing. */
+			hole = holey(2, 0);
+			ASSERT_NE(NULL, hole);
+			EXPECT_EQ(-EFAULT, buf_copy(self->fd, wide, d->h, hole, 2 * pg, 0, in))
+				TH_LOG("%s, buffer runs off its mapping", what);
+			munmap(hole, 2 * pg);
+			/* Nothing, then a good page. */
+			hole = holey(2, 1);
+			ASSERT_NE(NULL, hole);
+			EXPECT_EQ(-EFAULT, buf_copy(self->fd, wide, d->h, hole, 2 * pg, pg, in))
+				TH_LOG("%s, buffer starts before its mapping", what);
+			munmap(hole, 2 * pg);
+			/* Twenty good pages (several descriptors' worth), then nothing. */
+			hole = holey(21, 0);
+			ASSERT_NE(NULL, hole);
+			EXPECT_EQ(-EFAULT, buf_copy(self->fd, wide, d->h, hole + 3, 21 * pg - 3, 5,
+						    in))
+				TH_LOG("%s, 20 pages of buffer, then a hole", what);
+			munmap(hole, 21 * pg);
+		}
+		EXPECT_EQ(-EFAULT, buf_copy(self->fd, wide, d->h, ro, 16, 0, 0))
+			TH_LOG("out, into a read-only buffer");
+	}
+	tc_check(_metadata, self, d, "after copies from unreachable buffers");
+
+	/* Nowhere to put the state. */
+	EXPECT_EQ(-EFAULT, eng_state(self->fd, 0, NULL));
+	EXPECT_EQ(-EFAULT, eng_state(self->fd, 0, nowhere));
+	EXPECT_EQ(-EFAULT, eng_state(self->fd, 0, (void *)ro));
+	EXPECT_EQ(-EFAULT, queue_state(self->fd, 0, 0, NULL, &rx));
+	EXPECT_EQ(-EFAULT, queue_state(self->fd, 0, 0, &tx, NULL));
+	EXPECT_EQ(-EFAULT, queue_state(self->fd, 0, 0, (void *)ro, &rx));
+	EXPECT_EQ(-EFAULT, queue_state(self->fd, 0, 0, &tx, nowhere));
+	munmap(ro, pg);
+	munmap(nowhere, 2 * pg);
+}
+
+/* A copy of nothing succeeds and changes nothing, whatever the buffer. */
+static void size_zero(struct __test_metadata *_metadata, struct dma_self *self,
+		      struct tchunk *d)
+{
+	unsigned char junk[64];
+	int wide, in;
+
+	memset(junk, 0xee, sizeof(junk));
+	for (wide = 0; wide < 2; wide++) {
+		for (in = 0; in < 2; in++) {
+			EXPECT_EQ(0, buf_copy(self->fd, wide, d->h, junk, 0, 0, in));
+			EXPECT_EQ(0, buf_copy(self->fd, wide, d->h, junk, 0, pg + 3, in));
+			EXPECT_EQ(0, buf_copy(self->fd, wide, d->h, junk, 0, d->size, in));
+			EXPECT_EQ(0, buf_copy(self->fd, wide, d->h, NULL, 0, 5, in));
+		}
+	}
+	EXPECT_EQ(0, not_byte(junk, 0xee, sizeof(junk)));
+	tc_check(_metadata, self, d, "after copies of 0 bytes");
+}
+
+/* Held back by dma_stall: copies into device memory time out; then they work again. */
+static void fault_stall(struct __test_metadata *_metadata, struct dma_self *self,
+			const struct dma_variant *variant)
+{
+	static const char * const what[] = {
+		"MEM_COPY host to device", "MEM_COPY64 device to device",
+		"MEM_BUF_COPY to device", "MEM_BUF_COPY64 to device",
+	};
+	const __u64 size = 65536;
+	struct tchunk h, d, d2;
+	unsigned char *buf;
+	long ret = 0, t;
+	unsigned int i;
+
+	EXPECT_STREQ("10000", self->timeout) TH_LOG("dma_timeout_ms as loaded");
+	ASSERT_NE(0, self->timeout[0]);
+	tc_new(_metadata, self, &h, 1, size, 0);
+	tc_new(_metadata, self, &d, 0, size, 0);
+	tc_new(_metadata, self, &d2, 0, size, self->nhbm - 1);
+	buf = malloc(size);
+	ASSERT_NE(NULL, buf);
+	rnd_fill(buf, size);
+
+	ASSERT_EQ(0, set_timeout(200));
+	ASSERT_EQ(0, sim_set("dma_stall", "1"));
+	EXPECT_EQ(1, sim_get("dma_stall"));
+	for (i = 0; i < ARRAY_SIZE(what); i++) {
+		t = nt_now_ms();
+		switch (i) {
+		case 0:
+			ret = mem_copy(self->fd, 0, h.h, d.h, 4096, 0, 0);
+			break;
+		case 1:
+			ret = mem_copy(self->fd, 1, d2.h, d.h, size, 0, 0);
+			break;
+		case 2:
+			ret = buf_copy(self->fd, 0, d.h, buf, 4096, 100, 1);
+			break;
+		default:
+			ret = buf_copy(self->fd, 1, d2.h, buf, size, 0, 1);
+			break;
+		}
+		t = nt_now_ms() - t;
+		EXPECT_EQ(-ETIMEDOUT, ret) TH_LOG("%s while stalled", what[i]);
+		EXPECT_LE(150, t) TH_LOG("%s timed out after %ld ms", what[i], t);
+		EXPECT_GT(5000, t) TH_LOG("%s timed out after %ld ms", what[i], t);
+	}
+
+	/*
+	 * Released: what timed out may land now or never; fresh data
+	 * copied over all of it must be what is there.
+	 */
+	ASSERT_EQ(0, sim_set("dma_stall", "0"));
+	EXPECT_EQ(0, sim_get("dma_stall"));
+	tc_fill(_metadata, self, &h);
+	tc_copy(_metadata, self, 0, &h, 0, &d, 0, size);
+	tc_check(_metadata, self, &d, "MEM_COPY after the stall");
+	rnd_fill(d2.shadow, size);
+	EXPECT_EQ(0, buf_copy(self->fd, 1, d2.h, d2.shadow, size, 0, 1));
+	tc_check(_metadata, self, &d2, "MEM_BUF_COPY64 after the stall");
+	EXPECT_LT(0, engines_check(_metadata, self, variant, "after the stall"));
+
+	ASSERT_EQ(0, nt_write(DMA_TIMEOUT, "%s", self->timeout));
+	free(buf);
+	tc_free(_metadata, self, &h);
+	tc_free(_metadata, self, &d);
+	tc_free(_metadata, self, &d2);
+	check_counts(_metadata, self->index, &self->start, "after the stall");
+}
+
+/* dma_abort: the next device copy fails with -EIO, the one after works. */
+static void fault_abort(struct __test_metadata *_metadata, struct dma_self *self,
+			const struct dma_variant *variant)
+{
+	static const char * const what[] = {
+		"MEM_COPY host to device", "MEM_BUF_COPY64 to device",
+		"MEM_BUF_COPY from device", "MEM_COPY64 device to device",
+	};
+	const __u64 size = 65536 + 3 * pg;
+	unsigned char *buf = malloc(size);
+	struct tchunk h, d, d2;
+	long long errors;
+	unsigned int i;
+	int attempt;
+	long ret = 0;
+
+	ASSERT_NE(NULL, buf);
+	tc_new(_metadata, self, &h, 1, size, 0);
+	tc_new(_metadata, self, &d, 0, size, 0);
+	tc_new(_metadata, self, &d2, 0, size, self->nhbm - 1);
+	errors = sim_get("dma_errors");
+	ASSERT_LE(0, errors);
+
+	for (i = 0; i < ARRAY_SIZE(what); i++) {
+		ASSERT_EQ(0, sim_set("dma_abort", "1"));
+		EXPECT_EQ(1, sim_get("dma_abort"));
+		/* Attempt 0 meets the fault; attempt 1 must work, with fresh data. */
+		for (attempt = 0; attempt < 2; attempt++) {
+			switch (i) {
+			case 0:
+				tc_fill(_metadata, self, &h);
+				ret = mem_copy(self->fd, 0, h.h, d.h, size, 0, 0);
+				if (!ret)
+					memcpy(d.shadow, h.shadow, size);
+				break;
+			case 1:
+				rnd_fill(buf, size);
+				ret = buf_copy(self->fd, 1, d2.h, buf, size, 0, 1);
+				if (!ret)
+					memcpy(d2.shadow, buf, size);
+				break;
+			case 2:
+				memset(buf, 0, size);
+				ret = buf_copy(self->fd, 0, d.h, buf, size, 0, 0);
+				if (!ret)
+					EXPECT_EQ(0, memcmp(buf, d.shadow, size));
+				break;
+			default:
+				ret = mem_copy(self->fd, 1, d.h, d2.h, size, 0, 0);
+				if (!ret)
+					memcpy(d2.shadow, d.shadow, size);
+				break;
+			}
+			if (!attempt) {
+				EXPECT_EQ(-EIO, ret) TH_LOG("%s with dma_abort armed", what[i]);
+				EXPECT_EQ(0, sim_get("dma_abort")) TH_LOG("%s", what[i]);
+				EXPECT_EQ(errors + 1, sim_get("dma_errors")) TH_LOG("%s", what[i]);
+				errors = sim_get("dma_errors");
+				engines_check(_metadata, self, variant, what[i]);
+				continue;
+			}
+			EXPECT_EQ(0, ret) TH_LOG("%s after the abort", what[i]);
+		}
+		tc_check(_metadata, self, &d, what[i]);
+		tc_check(_metadata, self, &d2, what[i]);
+	}
+	EXPECT_LT(0, engines_check(_metadata, self, variant, "after the aborts"));
+	EXPECT_EQ(errors, sim_get("dma_errors"));
+	free(buf);
+	tc_free(_metadata, self, &h);
+	tc_free(_metadata, self, &d);
+	tc_free(_metadata, self, &d2);
+	check_counts(_metadata, self->index, &self->start, "after the aborts");
+}
+
+/*
+ * A child blocked in, or gone from, a copy that dma_stall holds back is
+ * killed: it dies at once although dma_timeout_ms was long when its wait
+ * began, its memory comes back, what it had queued never lands in memory
+ * that is someone else's by then, and this process's copies work.
+ */
+static void kill_copy(struct __test_metadata *_metadata, struct dma_self *self,
+		      const struct dma_variant *variant, int mode)
+{
+	static const char * const how[] = {
+		"sync MEM_COPY64, dma_mode=sync",
+		"sync MEM_BUF_COPY64, dma_mode=async",
+		"MEM_COPY_ASYNC64 not waited for, dma_mode=async",
+	};
+	const unsigned char stale = 0xc3, fresh = 0x5a;
+	const __u64 size = 16 * MIB + pg;
+	struct mcount during;
+	struct tchunk h, d;
+	unsigned char *m;
+	__u64 msg[2], nh, npa;
+	int up[2], got;
+	pid_t child;
+	long t;
+
+	ASSERT_EQ(0, nt_write(DMA_MODE, mode ? "async" : "sync"));
+	ASSERT_EQ(0, set_timeout(30000));
+	ASSERT_EQ(0, sim_set("dma_stall", "1"));
+	ASSERT_EQ(0, pipe(up));
+	child = spawn(_metadata, &self->undo);
+	if (child == 0) {
+		int cfd = open_node(self->index, O_RDWR), fails = 0;
+		__u64 src = 0, dst = 0, pa = 0, v[2];
+		unsigned char *sm, *ubuf = malloc(size);
+		__u32 wh = 0;
+		long ret;
+
+		close(up[0]);
+		CHILD_CHECK(cfd >= 0 && ubuf);
+		CHILD_CHECK(alloc_dev(cfd, size, 0, &src) == 0);
+		CHILD_CHECK(alloc_dev(cfd, size, self->nhbm - 1, &dst) == 0);
+		CHILD_CHECK(get_pa(cfd, src, &pa) == 0);
+		if (fails)
+			_exit(child_status(fails));
+		sm = mmap(NULL, size, RW, MAP_SHARED, cfd, (off_t)pa);
+		CHILD_CHECK(sm != MAP_FAILED);
+		CHILD_CHECK(get_pa(cfd, dst, &pa) == 0);
+		if (fails)
+			_exit(child_status(fails));
+		/* What a copy that must never land would write. */
+		memset(sm, stale, size);
+		memset(ubuf, stale, size);
+		munmap(sm, size);
+		v[0] = 0;
+		v[1] = pa;
+		CHILD_CHECK(put_u64s(up[1], v, 2) == 0);
+		if (mode == 0)
+			ret = mem_copy(cfd, 1, src, dst, size, 0, 0);
+		else if (mode == 1)
+			ret = buf_copy(cfd, 1, dst, ubuf, size, 0, 1);
+		else
+			ret = copy_async(cfd, 1, src, dst, size, 0, 0, H_NONE, &wh);
+		v[0] = 1;
+		v[1] = ret;
+		CHILD_CHECK(put_u64s(up[1], v, 2) == 0);
+		if (mode == 2)
+			pause();
+		_exit(child_status(fails));
+	}
+	close(up[1]);
+	ASSERT_EQ(0, get_u64s(up[0], msg, 2)) TH_LOG("%s: the child did not get going", how[mode]);
+	ASSERT_EQ(0, msg[0]);
+	npa = msg[1];
+	during = counts_now(_metadata, self->index);
+	EXPECT_LE(self->start.device_bytes + 2 * (long long)size, during.device_bytes);
+
+	/* Held back: a sync copy cannot return; an async one returns once queued. */
+	got = get_u64s_within(up[0], msg, 2, mode == 2 ? 3000 : 500);
+	if (mode < 2) {
+		EXPECT_FALSE(got) TH_LOG("%s returned %lld while stalled", how[mode],
+					 (long long)msg[1]);
+	} else if (got) {
+		EXPECT_EQ(0, (long long)msg[1]) TH_LOG("%s while stalled", how[mode]);
+	} else {
+		TH_LOG("%s: still in the ioctl after 3 s", how[mode]);
+	}
+
+	/* From now on waits are short: the child's cleanup cannot take long. */
+	ASSERT_EQ(0, set_timeout(1000));
+	t = nt_now_ms();
+	kill(child, SIGKILL);
+	EXPECT_EQ(128 + SIGKILL, reap(&self->undo, child));
+	t = nt_now_ms() - t;
+	close(up[0]);
+	TH_LOG("%s: reaped %ld ms after SIGKILL", how[mode], t);
+	EXPECT_GT(5000, t) TH_LOG("%s: the child took %ld ms to die", how[mode], t);
+	if (!mcount_reach(self->index, &self->start, 1000 + RELEASE_MS))
+		TH_LOG("%s: memory not back %d ms after the child died", how[mode],
+		       1000 + RELEASE_MS);
+	check_counts(_metadata, self->index, &self->start, how[mode]);
+
+	/* The child's destination, most likely at the same address, is now ours. */
+	ASSERT_EQ(0, alloc_dev(self->fd, size, self->nhbm - 1, &nh));
+	ASSERT_EQ(0, get_pa(self->fd, nh, &msg[0]));
+	if (msg[0] != npa)
+		TH_LOG("%s: new chunk at %#llx, the child's was at %#llx", how[mode],
+		       (unsigned long long)msg[0], (unsigned long long)npa);
+	m = map(&self->undo, self->fd, msg[0], size, RW, MAP_SHARED);
+	ASSERT_NE(MAP_FAILED, m);
+	memset(m, fresh, size);
+
+	ASSERT_EQ(0, sim_set("dma_stall", "0"));
+	usleep(100000);
+	tc_new(_metadata, self, &h, 1, 2 * pg, 0);
+	tc_new(_metadata, self, &d, 0, 2 * pg, self->nhbm - 1);
+	tc_copy(_metadata, self, 1, &h, 1, &d, 3, 2 * pg - 7);
+	tc_check(_metadata, self, &d, how[mode]);
+	tc_fill(_metadata, self, &d);
+	tc_copy(_metadata, self, 0, &d, 0, &h, 0, 2 * pg);
+	tc_check(_metadata, self, &h, how[mode]);
+	EXPECT_EQ(0, not_byte(m, fresh, size)) {
+		TH_LOG("%s: the dead child's copy landed in memory it no longer had", how[mode]);
+	}
+	EXPECT_EQ(0, unmap(&self->undo, m, size));
+	EXPECT_EQ(0, mem_free(self->fd, nh));
+	tc_free(_metadata, self, &h);
+	tc_free(_metadata, self, &d);
+	ASSERT_EQ(0, nt_write(DMA_MODE, "sync"));
+	ASSERT_EQ(0, nt_write(DMA_TIMEOUT, "%s", self->timeout));
+	check_counts(_metadata, self->index, &self->start, how[mode]);
+}
+
+/*
+ * Random data through every path: user buffer to device and back (64 MiB
+ * once), host to device, device to device across channels, device to host,
+ * and within one chunk, both forms of each command, unaligned and
+ * end-exact ranges; checked through MEM_BUF_COPY64 and through mappings.
+ */
+TEST_F_TIMEOUT(dma, integrity, 300)
+{
+	struct tchunk h, d[MAX_HBM];
+	int c;
+
+	integrity_big(_metadata, self);
+	tc_new(_metadata, self, &h, 1, 4 * MIB, 0);
+	for (c = 0; c < self->nhbm; c++)
+		tc_new(_metadata, self, &d[c], 0, 4 * MIB + 65536, c);
+	integrity_buf(_metadata, self, d);
+	integrity_copy(_metadata, self, &h, d);
+	tc_free(_metadata, self, &h);
+	for (c = 0; c < self->nhbm; c++)
+		tc_free(_metadata, self, &d[c]);
+	check_counts(_metadata, self->index, &self->start, "after the integrity test");
+}
+
+/* MEMSET and MEMSET64 on device and host chunks; the value's low byte only. */
+TEST_F_TIMEOUT(dma, memset, 300)
+{
+	struct tchunk d, h, big;
+
+	tc_new(_metadata, self, &d, 0, 3 * pg + 100, self->nhbm - 1);
+	tc_new(_metadata, self, &h, 1, 3 * pg + 100, 0);
+	memset_ranges(_metadata, self, &d);
+	memset_ranges(_metadata, self, &h);
+
+	/* Across 64 KiB boundaries. */
+	tc_new(_metadata, self, &big, 0, MIB + 2 * pg, 0);
+	ASSERT_EQ(0, mem_set(self->fd, 1, big.h, 3, 0x1a5, MIB + 7));
+	memset(big.shadow + 3, 0xa5, MIB + 7);
+	ASSERT_EQ(0, mem_set(self->fd, 0, big.h, 65535, 0x75a, 65538));
+	memset(big.shadow + 65535, 0x5a, 65538);
+	tc_check(_metadata, self, &big, "MEMSET of 1 MiB + 7");
+
+	tc_free(_metadata, self, &d);
+	tc_free(_metadata, self, &h);
+	tc_free(_metadata, self, &big);
+	check_counts(_metadata, self->index, &self->start, "after MEMSET");
+}
+
+/* Chained asynchronous copies and their waits, engines run inline and from a work item. */
+TEST_F_TIMEOUT(dma, async, 300)
+{
+	char mode[16];
+
+	async_chain(_metadata, self, "sync");
+	ASSERT_EQ(0, nt_write(DMA_MODE, "async"));
+	ASSERT_EQ(0, nt_read(mode, sizeof(mode), DMA_MODE));
+	ASSERT_STREQ("async", mode);
+	async_chain(_metadata, self, "async");
+	ASSERT_EQ(0, nt_write(DMA_MODE, "sync"));
+}
+
+/*
+ * Every refused argument of every command: -EINVAL for ranges, handles,
+ * wait handles and engine and queue ids, none of which reaches an engine;
+ * -EFAULT for what cannot be reached.  Copies work afterwards.
+ */
+TEST_F_TIMEOUT(dma, bad_input, 300)
+{
+	struct dstats before, after;
+	struct tchunk d, d2, h;
+	unsigned char *junk;
+	__u32 wh;
+
+	tc_new(_metadata, self, &d, 0, 32 * pg, 0);
+	tc_new(_metadata, self, &d2, 0, 4 * pg, self->nhbm - 1);
+	tc_new(_metadata, self, &h, 1, 4 * pg, 0);
+	junk = malloc(33 * pg);
+	ASSERT_NE(NULL, junk);
+	memset(junk, 0xee, 33 * pg);
+	ASSERT_EQ(0, dstats_read(&before));
+
+	ranges_refused(_metadata, self, &d, &d2, junk);
+	ranges_refused(_metadata, self, &h, &d2, junk);
+	ranges_refused(_metadata, self, &d2, &h, junk);
+	handles_refused(_metadata, self, &d, &d2, &h);
+	EXPECT_EQ(-EINVAL, copy_async(self->fd, 0, h.h, d.h, 64, 0, 0, 0, &wh));
+	EXPECT_EQ(-EINVAL, copy_async(self->fd, 1, h.h, d.h, 64, 0, 0, 3, &wh));
+	EXPECT_EQ(-EINVAL, async_wait(self->fd, h.h, d.h, H_NONE));
+	EXPECT_EQ(-EINVAL, async_wait(self->fd, h.h, d.h, 0));
+	ids_refused(_metadata, self, variant);
+
+	/* None of that reached an engine. */
+	ASSERT_EQ(0, dstats_read(&after));
+	EXPECT_EQ(before.errors, after.errors);
+	EXPECT_EQ(before.descs, after.descs);
+	EXPECT_EQ(before.bytes, after.bytes);
+	tc_check(_metadata, self, &d, "after the refused arguments");
+	tc_check(_metadata, self, &d2, "after the refused arguments");
+	tc_check(_metadata, self, &h, "after the refused arguments");
+
+	pointers_refused(_metadata, self, &d);
+	size_zero(_metadata, self, &d);
+
+	/* Copies still work, and no engine ever failed. */
+	tc_copy(_metadata, self, 1, &h, 5, &d, 7, 3 * pg);
+	tc_copy(_metadata, self, 0, &d, 0, &d2, 1, 4 * pg - 1);
+	tc_check(_metadata, self, &d, "copies after the refused arguments");
+	tc_check(_metadata, self, &d2, "copies after the refused arguments");
+	EXPECT_EQ(before.errors, sim_get("dma_errors"));
+
+	free(junk);
+	tc_free(_metadata, self, &d);
+	tc_free(_metadata, self, &d2);
+	tc_free(_metadata, self, &h);
+	check_counts(_metadata, self->index, &self->start, "after the refused arguments");
+}
+
+/* Engine faults: a stall times out, an abort fails the copy; both recover. */
+TEST_F_TIMEOUT(dma, faults, 300)
+{
+	fault_stall(_metadata, self, variant);
+	fault_abort(_metadata, self, variant);
+}
+
+/* A process killed while its copy is held back. */
+TEST_F_TIMEOUT(dma, kill, 300)
+{
+	int mode;
+
+	for (mode = 0; mode < 3; mode++)
+		kill_copy(_metadata, self, variant, mode);
+}
+
+TEST_HARNESS_MAIN
