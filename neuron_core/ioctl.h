@@ -63,6 +63,7 @@ long neuron_ioctl_mem_mc_get_info_v2(struct neuron_file *nf, void __user *arg);
 long neuron_ioctl_dump_mem_chunks(struct neuron_file *nf, void __user *arg);
 long neuron_ioctl_mem_buf_copy(struct neuron_file *nf, void __user *arg);
 long neuron_ioctl_mem_buf_copy64(struct neuron_file *nf, void __user *arg);
+long neuron_ioctl_mem_buf_zerocopy64(struct neuron_file *nf, void __user *arg);
 
 /* ioctl_dma.c: DMA copies and engine state */
 long neuron_ioctl_mem_copy(struct neuron_file *nf, void __user *arg);

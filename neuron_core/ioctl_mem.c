@@ -405,3 +405,28 @@ long neuron_ioctl_mem_buf_copy64(struct neuron_file *nf, void __user *arg)
 	return neuron_ioctl_buf_copy(nf, a.mem_handle, neuron_user_ptr(a.buffer), a.size,
 				     a.offset, a.copy_to_mem_handle);
 }
+
+/**
+ * neuron_ioctl_mem_buf_zerocopy64() - NEURON_IOCTL_MEM_BUF_ZEROCOPY64
+ * @nf: the file
+ * @arg: struct neuron_ioctl_mem_buf_copy64zc
+ *
+ * MEM_BUF_COPY64 already moves large buffers without a CPU copy (the
+ * user's pages are pinned and the engine copies them), so this is the
+ * same transfer.  Only the driver's default host-to-device queue exists;
+ * bar4_wr_threshold is a hint and is not used.
+ *
+ * Return: as neuron_ioctl_mem_buf_copy(); -ENOENT for an h2t_qid other than
+ * NEURON_DMA_H2T_DEFAULT_QID.
+ */
+long neuron_ioctl_mem_buf_zerocopy64(struct neuron_file *nf, void __user *arg)
+{
+	struct neuron_ioctl_mem_buf_copy64zc a;
+
+	if (copy_from_user(&a, arg, sizeof(a)))
+		return -EFAULT;
+	if (a.h2t_qid != NEURON_DMA_H2T_DEFAULT_QID)
+		return -ENOENT;
+	return neuron_ioctl_buf_copy(nf, a.mem_handle, neuron_user_ptr(a.buffer), a.size,
+				     a.offset, a.is_copy_to_device);
+}

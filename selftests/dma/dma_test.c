@@ -605,6 +605,44 @@ static void integrity_buf(struct __test_metadata *_metadata, struct dma_self *se
 	free(out);
 }
 
+/* MEM_BUF_ZEROCOPY64 (the same transfer as MEM_BUF_COPY64) of @len bytes. */
+static long zerocopy(int fd, __u64 h, void *buf, __u64 len, __u64 off, int to_dev, int qid)
+{
+	struct neuron_ioctl_mem_buf_copy64zc a = {
+		.mem_handle = h, .buffer = buf, .size = len, .offset = off,
+		.is_copy_to_device = to_dev, .h2t_qid = qid,
+	};
+
+	return xioctl(fd, NEURON_IOCTL_MEM_BUF_ZEROCOPY64, &a);
+}
+
+/*
+ * MEM_BUF_ZEROCOPY64 both ways on the default queue; any other queue is
+ * ENOENT and changes nothing.
+ */
+static void integrity_zerocopy(struct __test_metadata *_metadata, struct dma_self *self,
+			       struct tchunk *t)
+{
+	const __u64 len = MIB + 7, off = 3;
+	unsigned char *in = malloc(len), *out = malloc(len);
+
+	ASSERT_NE(NULL, in);
+	ASSERT_NE(NULL, out);
+	rnd_fill(in, len);
+	EXPECT_EQ(-ENOENT, zerocopy(self->fd, t->h, in, len, off, 1, 0));
+	EXPECT_EQ(0, zerocopy(self->fd, t->h, in, len, off, 1, NEURON_DMA_H2T_DEFAULT_QID));
+	memcpy(t->shadow + off, in, len);
+	memset(out, 0, len);
+	EXPECT_EQ(-ENOENT, zerocopy(self->fd, t->h, out, len, off, 0, 1));
+	EXPECT_EQ(0, zerocopy(self->fd, t->h, out, len, off, 0, NEURON_DMA_H2T_DEFAULT_QID));
+	EXPECT_EQ(0, memcmp(in, out, len));
+	EXPECT_EQ(-EINVAL, zerocopy(self->fd, t->h, out, 1, t->size, 0,
+				    NEURON_DMA_H2T_DEFAULT_QID));
+	tc_check(_metadata, self, t, "after MEM_BUF_ZEROCOPY64");
+	free(in);
+	free(out);
+}
+
 /*
  * MEM_COPY and MEM_COPY64: host to device, device to device on the next
  * channel, device to host, and within one chunk, every size.
@@ -1391,6 +1429,7 @@ TEST_F_TIMEOUT(dma, integrity, 300)
 	for (c = 0; c < self->nhbm; c++)
 		tc_new(_metadata, self, &d[c], 0, 4 * MIB + 65536, c);
 	integrity_buf(_metadata, self, d);
+	integrity_zerocopy(_metadata, self, &d[0]);
 	integrity_copy(_metadata, self, &h, d);
 	tc_free(_metadata, self, &h);
 	for (c = 0; c < self->nhbm; c++)
