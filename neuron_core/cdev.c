@@ -150,8 +150,10 @@ static int neuron_release(struct inode *inode, struct file *file)
 	neuron_dma_async_release(nf->nd, &nf->async);
 	if (nf->tgid) {
 		/* Its queues hold their chunks until they are released here. */
-		if (neuron_detach(nf->nd, nf->tgid))
+		if (neuron_detach(nf->nd, nf->tgid)) {
 			neuron_dma_detach(nf->nd, nf->tgid);
+			neuron_dma_h2t_detach(nf->nd, nf->tgid);
+		}
 		put_pid(nf->tgid);
 	}
 	kfree(nf);

@@ -251,7 +251,11 @@ int neuron_dma_setup(struct neuron_dma *dma)
 {
 	int ret = 0;
 
-	/* Acquire: pairs with the release that published the channels. */
+	/*
+	 * Acquire: pairs with the release that published the channels.  The
+	 * caller holds the usage lock, so @ready cannot change under it; a
+	 * device already gone has @ready false and fails below.
+	 */
 	if (smp_load_acquire(&dma->ready))
 		return 0;
 	mutex_lock(&dma->lock);
@@ -995,17 +999,20 @@ void neuron_dma_init(struct neuron_device *nd)
 	atomic_set(&dma->async_held, 0);
 	atomic_set(&dma->epoch, 0);
 	xa_init(&dma->uengs);
+	mutex_init(&dma->h2t_lock);
 }
 
 /**
  * neuron_dma_reset_done() - the device was reset
  * @nd: the device
  *
- * Each channel's engine is programmed again on its next use.
+ * Each channel's engine is programmed again on its next use; the copy
+ * queues processes claimed are released.
  */
 void neuron_dma_reset_done(struct neuron_device *nd)
 {
 	atomic_inc(&nd->dma.epoch);
+	neuron_dma_h2t_reset(nd, U32_MAX);
 }
 
 /**
@@ -1042,6 +1049,7 @@ void neuron_dma_device_gone(struct neuron_device *nd)
 		dma->ops = NULL;
 		dma->gen = NULL;
 		dma->nr_chans = 0;
+		WRITE_ONCE(dma->ready, false);
 	}
 	mutex_unlock(&dma->lock);
 }
@@ -1053,6 +1061,8 @@ void neuron_dma_device_gone(struct neuron_device *nd)
 void neuron_dma_fini(struct neuron_device *nd)
 {
 	xa_destroy(&nd->dma.uengs);
+	neuron_dma_h2t_reset(nd, U32_MAX);
+	mutex_destroy(&nd->dma.h2t_lock);
 	mutex_destroy(&nd->dma.lock);
 }
 

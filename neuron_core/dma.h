@@ -118,6 +118,16 @@ struct neuron_dma_ueng {
 };
 
 /**
+ * struct neuron_dma_h2t - copy queues claimed on one host engine
+ * @owner: per queue, the process that claimed it (a reference), or NULL
+ * @nc: per queue, the NeuronCore it was claimed for
+ */
+struct neuron_dma_h2t {
+	struct pid *owner[NEURON_UDMA_MAX_QUEUES];
+	u8 nc[NEURON_UDMA_MAX_QUEUES];
+};
+
+/**
  * struct neuron_dma - a device's DMA state
  * @nd: the device
  * @lock: protects @ops, @gen, @ready, @gone, @nr_chans and the channels'
@@ -142,6 +152,8 @@ struct neuron_dma_ueng {
  * @interrupted: waits a fatal signal ended
  * @uengs: engine id -> &struct neuron_dma_ueng, made on first use (under
  *	@lock), freed when the device goes
+ * @h2t_lock: protects @h2t
+ * @h2t: copy queues claimed on each host engine (dma_h2t.c)
  */
 struct neuron_dma {
 	struct neuron_device *nd;
@@ -165,6 +177,9 @@ struct neuron_dma {
 	atomic64_t errors;
 	atomic64_t interrupted;
 	struct xarray uengs;
+	/* Protects h2t. */
+	struct mutex h2t_lock;
+	struct neuron_dma_h2t h2t[NEURON_DMA_MAX_CHANS];
 };
 
 /**
@@ -221,6 +236,12 @@ int neuron_dma_copy_descriptors(struct neuron_device *nd, u64 handle, const void
 int neuron_dma_descriptor_copyout(struct neuron_device *nd, u32 eng_id, u32 qid, u32 type,
 				  u32 start, u32 count, void __user *buf);
 int neuron_dma_eng_init(struct neuron_device *nd, u32 eng_id);
+int neuron_dma_h2t_alloc(struct neuron_device *nd, u32 nc, u32 count, u32 *bmap, u32 *def);
+int neuron_dma_h2t_free(struct neuron_device *nd, u32 nc, u32 bmap);
+int neuron_dma_h2t_check(struct neuron_device *nd, u32 nc, s32 qid);
+void neuron_dma_h2t_detach(struct neuron_device *nd, struct pid *tgid);
+void neuron_dma_h2t_reset(struct neuron_device *nd, u32 cores);
+int neuron_dma_eng_set_state(struct neuron_device *nd, u32 eng_id, enum neuron_udma_state state);
 void neuron_dma_detach(struct neuron_device *nd, struct pid *tgid);
 void neuron_dma_user_gone(struct neuron_device *nd);
 

@@ -255,12 +255,21 @@ int neuron_dma_queue_release(struct neuron_device *nd, u32 eng_id, u32 qid)
 }
 
 /*
+ * What one DMA_QUEUE_COPY_START added to a queue's held chunks, to take
+ * back if it fails.
+ */
+struct neuron_uq_added {
+	struct neuron_mem_chunk **mc;
+	u32 n;
+};
+
+/*
  * Check that descriptor @d of a @type ring addresses only a chunk of the
  * caller's: its whole length.  With @refs, the chunk is kept there (one
- * reference per chunk).
+ * reference per chunk), and a chunk not held before is noted in @added.
  */
 static int neuron_uq_check_desc(struct neuron_device *nd, const struct neuron_udma_desc *d,
-				struct xarray *refs)
+				struct xarray *refs, struct neuron_uq_added *added)
 {
 	u32 len = le32_to_cpu(d->ctrl) & NEURON_UDMA_DESC_LEN;
 	u64 addr = le64_to_cpu(d->addr), off;
@@ -282,9 +291,23 @@ static int neuron_uq_check_desc(struct neuron_device *nd, const struct neuron_ud
 		return 0;
 	}
 	ret = xa_insert(refs, (unsigned long)mc, mc, GFP_KERNEL);
-	if (ret)
+	if (ret) {
 		neuron_mem_put(mc);	/* -EBUSY: held already */
-	return ret == -EBUSY ? 0 : ret;
+		return ret == -EBUSY ? 0 : ret;
+	}
+	added->mc[added->n++] = mc;
+	return 0;
+}
+
+/* A start failed: let go of the chunks it began to hold. */
+static void neuron_uq_unadd(struct neuron_dma_uq *uq, struct neuron_uq_added *added)
+{
+	while (added->n) {
+		struct neuron_mem_chunk *mc = added->mc[--added->n];
+
+		xa_erase(&uq->refs, (unsigned long)mc);
+		neuron_mem_put(mc);
+	}
 }
 
 /* Descriptors from a chunk's [off, off + n * 16) into @buf, or back. */
@@ -308,20 +331,21 @@ static int neuron_uq_fetch(struct neuron_device *nd, struct neuron_dma_uhalf *h,
 	if (!ret && n > first)
 		ret = neuron_uq_chunk_io(nd, h->mc, 0, d + first, n - first, false);
 	for (i = 0; i < n && !ret; i++)
-		ret = neuron_uq_check_desc(nd, &d[i], NULL);
+		ret = neuron_uq_check_desc(nd, &d[i], NULL, NULL);
 	return ret;
 }
 
 /* Put @n checked descriptors into the shadow at the tail, holding their chunks. */
 static int neuron_uq_commit(struct neuron_device *nd, struct neuron_dma_uq *uq,
-			    struct neuron_dma_uhalf *h, const struct neuron_udma_desc *d, u32 n)
+			    struct neuron_dma_uhalf *h, const struct neuron_udma_desc *d, u32 n,
+			    struct neuron_uq_added *added)
 {
 	u32 first = min(n, h->size - h->tail), i;
 	int ret;
 
 	for (i = 0; i < n; i++) {
 		/* A chunk freed since the check makes this fail: nothing is started. */
-		ret = neuron_uq_check_desc(nd, &d[i], &uq->refs);
+		ret = neuron_uq_check_desc(nd, &d[i], &uq->refs, added);
 		if (ret)
 			return ret;
 	}
@@ -347,6 +371,7 @@ static int neuron_uq_commit(struct neuron_device *nd, struct neuron_dma_uq *uq,
 int neuron_dma_queue_start(struct neuron_device *nd, u32 eng_id, u32 qid, u32 tx_n, u32 rx_n)
 {
 	struct neuron_dma_ueng *ue = neuron_uq_get(nd, eng_id, qid);
+	struct neuron_uq_added added = { };
 	struct neuron_udma_desc *d = NULL;
 	struct neuron_dma_uhalf *tx, *rx;
 	struct neuron_dma_uq *uq;
@@ -365,23 +390,27 @@ int neuron_dma_queue_start(struct neuron_device *nd, u32 eng_id, u32 qid, u32 tx
 		goto out;
 	ret = -ENOMEM;
 	d = kvmalloc_array(tx_n + rx_n, sizeof(*d), GFP_KERNEL);
-	if (!d)
+	added.mc = kvmalloc_array(tx_n + rx_n, sizeof(*added.mc), GFP_KERNEL);
+	if (!d || !added.mc)
 		goto out;
 	/* Everything is read and checked before anything reaches the shadow. */
 	ret = neuron_uq_fetch(nd, tx, d, tx_n);
 	if (!ret)
 		ret = neuron_uq_fetch(nd, rx, d + tx_n, rx_n);
 	if (!ret)
-		ret = neuron_uq_commit(nd, uq, tx, d, tx_n);
+		ret = neuron_uq_commit(nd, uq, tx, d, tx_n, &added);
 	if (!ret)
-		ret = neuron_uq_commit(nd, uq, rx, d + tx_n, rx_n);
-	if (ret)
+		ret = neuron_uq_commit(nd, uq, rx, d + tx_n, rx_n, &added);
+	if (ret) {
+		neuron_uq_unadd(uq, &added);
 		goto out;
+	}
 	tx->tail = (tx->tail + tx_n) % tx->size;
 	rx->tail = (rx->tail + rx_n) % rx->size;
 	nd->dma.ops->doorbell(&ue->eng.queue[qid], tx_n, rx_n);
 out:
 	mutex_unlock(&ue->lock);
+	kvfree(added.mc);
 	kvfree(d);
 	return ret;
 }
@@ -457,7 +486,7 @@ int neuron_dma_copy_descriptors(struct neuron_device *nd, u64 handle, const void
 	if (copy_from_user(d, buf, bytes))
 		goto free;
 	for (i = 0; i < num; i++) {
-		ret = neuron_uq_check_desc(nd, &d[i], NULL);
+		ret = neuron_uq_check_desc(nd, &d[i], NULL, NULL);
 		if (ret)
 			goto free;
 	}
@@ -506,6 +535,46 @@ int neuron_dma_descriptor_copyout(struct neuron_device *nd, u32 eng_id, u32 qid,
 	return ret;
 }
 
+/*
+ * Run @fn on engine @eng_id, programmed, while no other process has a
+ * queue on it.
+ */
+static int neuron_uq_engine_op(struct neuron_device *nd, u32 eng_id,
+			       int (*fn)(struct neuron_dma *dma, struct neuron_dma_ueng *ue,
+					 enum neuron_udma_state state),
+			       enum neuron_udma_state state)
+{
+	struct neuron_dma_ueng *ue = neuron_uq_engine(&nd->dma, eng_id, true);
+	unsigned int q;
+	int ret = 0;
+
+	if (IS_ERR(ue))
+		return PTR_ERR(ue);
+	mutex_lock(&ue->lock);
+	for (q = 0; q < NEURON_UDMA_MAX_QUEUES; q++)
+		if (ue->q[q].owner && ue->q[q].owner != task_tgid(current))
+			ret = -EBUSY;
+	if (!ret)
+		ret = fn(&nd->dma, ue, state);
+	mutex_unlock(&ue->lock);
+	return ret;
+}
+
+static int neuron_uq_reinit(struct neuron_dma *dma, struct neuron_dma_ueng *ue,
+			    enum neuron_udma_state state)
+{
+	ue->programmed = false;
+	return neuron_uq_engine_ready(dma, ue);
+}
+
+static int neuron_uq_set_state(struct neuron_dma *dma, struct neuron_dma_ueng *ue,
+			       enum neuron_udma_state state)
+{
+	int ret = neuron_uq_engine_ready(dma, ue);
+
+	return ret ? ret : dma->ops->engine_set_state(&ue->eng, state);
+}
+
 /**
  * neuron_dma_eng_init() - DMA_ENG_INIT: program an engine again
  * @nd: the device
@@ -518,22 +587,27 @@ int neuron_dma_descriptor_copyout(struct neuron_device *nd, u32 eng_id, u32 qid,
  */
 int neuron_dma_eng_init(struct neuron_device *nd, u32 eng_id)
 {
-	struct neuron_dma_ueng *ue = neuron_uq_engine(&nd->dma, eng_id, true);
-	unsigned int q;
-	int ret = 0;
+	return neuron_uq_engine_op(nd, eng_id, neuron_uq_reinit, NEURON_UDMA_NORMAL);
+}
 
-	if (IS_ERR(ue))
-		return PTR_ERR(ue);
-	mutex_lock(&ue->lock);
-	for (q = 0; q < NEURON_UDMA_MAX_QUEUES; q++)
-		if (ue->q[q].owner && ue->q[q].owner != task_tgid(current))
-			ret = -EBUSY;
-	if (!ret) {
-		ue->programmed = false;
-		ret = neuron_uq_engine_ready(&nd->dma, ue);
-	}
-	mutex_unlock(&ue->lock);
-	return ret;
+/**
+ * neuron_dma_eng_set_state() - DMA_ENG_SET_STATE: run, stop or abort an engine
+ * @nd: the device
+ * @eng_id: engine
+ * @state: NEURON_UDMA_NORMAL, NEURON_UDMA_DISABLED or NEURON_UDMA_ABORTED
+ *
+ * Both halves change.  Only while no other process has a queue on the
+ * engine; an engine never programmed is programmed first.
+ *
+ * Return: 0; -EINVAL for a bad id or state; -EBUSY for a host engine or one
+ * another process uses; -ENOMEM.
+ */
+int neuron_dma_eng_set_state(struct neuron_device *nd, u32 eng_id, enum neuron_udma_state state)
+{
+	if (state != NEURON_UDMA_NORMAL && state != NEURON_UDMA_DISABLED &&
+	    state != NEURON_UDMA_ABORTED)
+		return -EINVAL;
+	return neuron_uq_engine_op(nd, eng_id, neuron_uq_set_state, state);
 }
 
 /**

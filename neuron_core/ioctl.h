@@ -64,6 +64,7 @@ long neuron_ioctl_dump_mem_chunks(struct neuron_file *nf, void __user *arg);
 long neuron_ioctl_mem_buf_copy(struct neuron_file *nf, void __user *arg);
 long neuron_ioctl_mem_buf_copy64(struct neuron_file *nf, void __user *arg);
 long neuron_ioctl_mem_buf_zerocopy64(struct neuron_file *nf, void __user *arg);
+long neuron_ioctl_mem_buf_zerocopy64_batches(struct neuron_file *nf, void __user *arg);
 
 /* ioctl_dma.c: DMA copies and engine state */
 long neuron_ioctl_mem_copy(struct neuron_file *nf, void __user *arg);
@@ -73,6 +74,10 @@ long neuron_ioctl_memset64(struct neuron_file *nf, void __user *arg);
 long neuron_ioctl_mem_copy_async(struct neuron_file *nf, void __user *arg);
 long neuron_ioctl_mem_copy_async64(struct neuron_file *nf, void __user *arg);
 long neuron_ioctl_mem_copy_async_wait(struct neuron_file *nf, void __user *arg);
+long neuron_ioctl_dma_eng_set_state(struct neuron_file *nf, void __user *arg);
+long neuron_ioctl_h2t_alloc_queues(struct neuron_file *nf, void __user *arg);
+long neuron_ioctl_h2t_free_queues(struct neuron_file *nf, void __user *arg);
+long neuron_ioctl_h2t_compl_queues(struct neuron_file *nf, void __user *arg);
 long neuron_ioctl_dma_eng_get_state(struct neuron_file *nf, void __user *arg);
 long neuron_ioctl_dma_queue_get_state(struct neuron_file *nf, void __user *arg);
 long neuron_ioctl_dma_eng_init(struct neuron_file *nf, void __user *arg);

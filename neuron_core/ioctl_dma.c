@@ -229,12 +229,57 @@ long neuron_ioctl_mem_copy_async_wait(struct neuron_file *nf, void __user *arg)
 	return neuron_dma_async_wait(nf->nd, &nf->async, a.pwait_handle);
 }
 
+/* enum neuron_udma_state <-> enum neuron_dma_eng_state_code */
+static const struct {
+	enum neuron_udma_state udma;
+	u32 code;
+} neuron_dma_state_codes[] = {
+	{ NEURON_UDMA_DISABLED, NEURON_DMA_ENG_DISABLE },
+	{ NEURON_UDMA_IDLE, NEURON_DMA_ENG_IDLE },
+	{ NEURON_UDMA_NORMAL, NEURON_DMA_ENG_NORMAL },
+	{ NEURON_UDMA_ABORTED, NEURON_DMA_ENG_ABORT },
+};
+
+static u32 neuron_dma_state_code(enum neuron_udma_state st)
+{
+	unsigned int i;
+
+	for (i = 0; i < ARRAY_SIZE(neuron_dma_state_codes); i++)
+		if (neuron_dma_state_codes[i].udma == st)
+			break;
+	return i < ARRAY_SIZE(neuron_dma_state_codes) ? neuron_dma_state_codes[i].code :
+							NEURON_DMA_ENG_IDLE;
+}
+
+/**
+ * neuron_ioctl_dma_eng_set_state() - NEURON_IOCTL_DMA_ENG_SET_STATE
+ * @nf: the file
+ * @arg: struct neuron_ioctl_dma_eng_set_state
+ *
+ * Return: 0; -EFAULT; -EINVAL for a state other than DISABLE, NORMAL or
+ * ABORT; the errors of neuron_dma_eng_set_state().
+ */
+long neuron_ioctl_dma_eng_set_state(struct neuron_file *nf, void __user *arg)
+{
+	struct neuron_ioctl_dma_eng_set_state a;
+	unsigned int i;
+
+	if (copy_from_user(&a, arg, sizeof(a)))
+		return -EFAULT;
+	for (i = 0; i < ARRAY_SIZE(neuron_dma_state_codes); i++)
+		if (neuron_dma_state_codes[i].code == a.state &&
+		    neuron_dma_state_codes[i].udma != NEURON_UDMA_IDLE)
+			return neuron_dma_eng_set_state(nf->nd, a.eng_id,
+							neuron_dma_state_codes[i].udma);
+	return -EINVAL;
+}
+
 /**
  * neuron_ioctl_dma_eng_get_state() - NEURON_IOCTL_DMA_ENG_GET_STATE
  * @nf: the file
  * @arg: struct neuron_ioctl_dma_eng_get_state
  *
- * tx_state and rx_state read 0 (idle), 1 (running) or 2 (aborted).
+ * tx_state and rx_state read NEURON_DMA_ENG_IDLE, _NORMAL or _ABORT.
  *
  * Return: 0; -EFAULT; -EINVAL for an engine the device does not have.
  */
@@ -254,8 +299,8 @@ long neuron_ioctl_dma_eng_get_state(struct neuron_file *nf, void __user *arg)
 	st.revision_id = NEURON_DMA_REVISION;
 	st.max_queues = NEURON_UDMA_MAX_QUEUES;
 	st.num_queues = nf->nd->dma.gen->queues;
-	st.tx_state = tx;
-	st.rx_state = rx;
+	st.tx_state = neuron_dma_state_code(tx);
+	st.rx_state = neuron_dma_state_code(rx);
 	if (copy_to_user(neuron_user_ptr(a.state), &st, sizeof(st)))
 		return -EFAULT;
 	return 0;
@@ -467,4 +512,89 @@ long neuron_ioctl_dma_descriptor_copyout(struct neuron_file *nf, void __user *ar
 		return -EFAULT;
 	return neuron_dma_descriptor_copyout(nf->nd, a.eng_id, a.qid, a.type, a.start_index,
 					     a.count, neuron_user_ptr(a.buffer));
+}
+
+/**
+ * neuron_ioctl_h2t_alloc_queues() - NEURON_IOCTL_H2T_DMA_ALLOC_QUEUES
+ * @nf: the file
+ * @arg: struct neuron_ioctl_h2t_dma_alloc_queues
+ *
+ * Claims copy_queue_cnt copy queues on nc_id's host engine for the caller
+ * (dma_h2t.c) and reports them, and the core's default queue.
+ *
+ * Return: 0; -EFAULT (nothing stays claimed); -EINVAL for a wrong sz or a
+ * bad core; -EOPNOTSUPP for service queues; the errors of
+ * neuron_dma_h2t_alloc().
+ */
+long neuron_ioctl_h2t_alloc_queues(struct neuron_file *nf, void __user *arg)
+{
+	struct neuron_ioctl_h2t_dma_alloc_queues a;
+	u32 bmap, def;
+	long ret;
+
+	if (copy_from_user(&a, arg, sizeof(a)))
+		return -EFAULT;
+	if (a.sz != sizeof(a))
+		return -EINVAL;
+	if (a.service_queue_cnt)
+		return -EOPNOTSUPP;
+	ret = neuron_dma_h2t_alloc(nf->nd, a.nc_id, a.copy_queue_cnt, &bmap, &def);
+	if (ret)
+		return ret;
+	a.copy_queue_bmap = bmap;
+	a.service_queue_bmap = 0;
+	a.copy_default_queue = def;
+	if (copy_to_user(arg, &a, sizeof(a))) {
+		WARN_ON_ONCE(neuron_dma_h2t_free(nf->nd, a.nc_id, bmap));
+		return -EFAULT;
+	}
+	return 0;
+}
+
+/**
+ * neuron_ioctl_h2t_free_queues() - NEURON_IOCTL_H2T_DMA_FREE_QUEUES
+ * @nf: the file
+ * @arg: struct neuron_ioctl_h2t_dma_free_queues
+ *
+ * Return: 0; -EFAULT; -EINVAL for a wrong sz, a non-zero fill0, or as
+ * neuron_dma_h2t_free().
+ */
+long neuron_ioctl_h2t_free_queues(struct neuron_file *nf, void __user *arg)
+{
+	struct neuron_ioctl_h2t_dma_free_queues a;
+
+	if (copy_from_user(&a, arg, sizeof(a)))
+		return -EFAULT;
+	if (a.sz != sizeof(a) || a.fill0)
+		return -EINVAL;
+	return neuron_dma_h2t_free(nf->nd, a.nc_id, a.queue_bmap);
+}
+
+/**
+ * neuron_ioctl_h2t_compl_queues() - NEURON_IOCTL_GET_ASYNC_H2T_DMA_COMPL_QUEUES
+ * @nf: the file
+ * @arg: struct neuron_ioctl_get_async_h2t_dma_compl_queues
+ *
+ * Completion queues belong to asynchronous zero-copy transfers, which are
+ * not implemented, so no queue has one.  Bits of qid_bitmap at 16 and above
+ * name no queue and are ignored; an empty bitmap gets the zeroed table.
+ *
+ * Return: 0; -EFAULT; -EINVAL for a bad core; -EOPNOTSUPP when qid_bitmap
+ * names a queue.
+ */
+long neuron_ioctl_h2t_compl_queues(struct neuron_file *nf, void __user *arg)
+{
+	struct neuron_ioctl_get_async_h2t_dma_compl_queues a;
+	u32 nc;
+
+	if (copy_from_user(&a, arg, sizeof(a)))
+		return -EFAULT;
+	nc = a.nc_id;
+	if (nc >= nf->nd->dhal.dhal->layout->nc_count)
+		return -EINVAL;
+	if (a.qid_bitmap & GENMASK(NEURON_UDMA_MAX_QUEUES - 1, 0))
+		return -EOPNOTSUPP;
+	memset(&a, 0, sizeof(a));
+	a.nc_id = nc;
+	return copy_to_user(arg, &a, sizeof(a)) ? -EFAULT : 0;
 }

@@ -332,39 +332,50 @@ out:
  * a DMA transfer for a device chunk.
  * Device chunks need the DMA engine, which is not written yet.
  */
-static long neuron_ioctl_buf_copy(struct neuron_file *nf, u64 handle, void __user *buf,
-				  u64 size, u64 offset, bool to_chunk)
+/* Copy @size bytes between @buf and chunk @mc at @offset, which fit in it. */
+static long neuron_buf_copy_mc(struct neuron_file *nf, struct neuron_mem_chunk *mc,
+			       void __user *buf, u64 size, u64 offset, bool to_chunk)
 {
-	struct neuron_mem_chunk *mc;
-	u64 end;
-	long ret;
-
-	mc = neuron_mem_get(nf->nd, handle);
-	if (!mc)
-		return -EINVAL;
-	ret = -EINVAL;
-	if (check_add_overflow(offset, size, &end) || end > mc->size)
-		goto out;
-	ret = 0;
 	if (!size)
-		goto out;
-	if (mc->location != NEURON_MEM_HOST) {
-		ret = neuron_dma_user_copy(nf->nd, mc, offset, buf, size, to_chunk);
-		goto out;
-	}
+		return 0;
+	if (mc->location != NEURON_MEM_HOST)
+		return neuron_dma_user_copy(nf->nd, mc, offset, buf, size, to_chunk);
 	if (to_chunk) {
 		/*
 		 * Fault the whole source in first, so that a bad buffer fails
 		 * before the chunk changes (barring a racing munmap by the
 		 * caller itself).
 		 */
-		ret = -EFAULT;
 		if (fault_in_readable(buf, size))
-			goto out;
-		ret = copy_from_user(mc->va + offset, buf, size) ? -EFAULT : 0;
-	} else {
-		ret = copy_to_user(buf, mc->va + offset, size) ? -EFAULT : 0;
+			return -EFAULT;
+		return copy_from_user(mc->va + offset, buf, size) ? -EFAULT : 0;
 	}
+	return copy_to_user(buf, mc->va + offset, size) ? -EFAULT : 0;
+}
+
+/* The range [@offset, @offset + @size) lies inside @mc. */
+static bool neuron_buf_in_chunk(const struct neuron_mem_chunk *mc, u64 offset, u64 size)
+{
+	u64 end;
+
+	return !check_add_overflow(offset, size, &end) && end <= mc->size;
+}
+
+static long neuron_ioctl_buf_copy(struct neuron_file *nf, u64 handle, void __user *buf,
+				  u64 size, u64 offset, bool to_chunk, s32 h2t_qid)
+{
+	struct neuron_mem_chunk *mc;
+	long ret;
+
+	mc = neuron_mem_get(nf->nd, handle);
+	if (!mc)
+		return -EINVAL;
+	ret = -EINVAL;
+	if (!neuron_buf_in_chunk(mc, offset, size))
+		goto out;
+	ret = neuron_dma_h2t_check(nf->nd, mc->nc_id, h2t_qid);
+	if (!ret)
+		ret = neuron_buf_copy_mc(nf, mc, buf, size, offset, to_chunk);
 out:
 	neuron_mem_put(mc);
 	return ret;
@@ -386,7 +397,7 @@ long neuron_ioctl_mem_buf_copy(struct neuron_file *nf, void __user *arg)
 	if (copy_from_user(&a, arg, sizeof(a)))
 		return -EFAULT;
 	return neuron_ioctl_buf_copy(nf, a.mem_handle, neuron_user_ptr(a.buffer), a.size,
-				     a.offset, a.copy_to_mem_handle);
+				     a.offset, a.copy_to_mem_handle, NEURON_DMA_H2T_DEFAULT_QID);
 }
 
 /**
@@ -403,7 +414,7 @@ long neuron_ioctl_mem_buf_copy64(struct neuron_file *nf, void __user *arg)
 	if (copy_from_user(&a, arg, sizeof(a)))
 		return -EFAULT;
 	return neuron_ioctl_buf_copy(nf, a.mem_handle, neuron_user_ptr(a.buffer), a.size,
-				     a.offset, a.copy_to_mem_handle);
+				     a.offset, a.copy_to_mem_handle, NEURON_DMA_H2T_DEFAULT_QID);
 }
 
 /**
@@ -413,11 +424,12 @@ long neuron_ioctl_mem_buf_copy64(struct neuron_file *nf, void __user *arg)
  *
  * MEM_BUF_COPY64 already moves large buffers without a CPU copy (the
  * user's pages are pinned and the engine copies them), so this is the
- * same transfer.  Only the driver's default host-to-device queue exists;
- * bar4_wr_threshold is a hint and is not used.
+ * same transfer, on the queue h2t_qid names (dma_h2t.c).  bar4_wr_threshold
+ * is a hint and is not used.
  *
- * Return: as neuron_ioctl_mem_buf_copy(); -ENOENT for an h2t_qid other than
- * NEURON_DMA_H2T_DEFAULT_QID.
+ * Return: as neuron_ioctl_mem_buf_copy(); -ENOENT for an h2t_qid that is
+ * neither the default queue nor a copy queue the caller claimed for the
+ * chunk's core.
  */
 long neuron_ioctl_mem_buf_zerocopy64(struct neuron_file *nf, void __user *arg)
 {
@@ -425,8 +437,124 @@ long neuron_ioctl_mem_buf_zerocopy64(struct neuron_file *nf, void __user *arg)
 
 	if (copy_from_user(&a, arg, sizeof(a)))
 		return -EFAULT;
-	if (a.h2t_qid != NEURON_DMA_H2T_DEFAULT_QID)
-		return -ENOENT;
 	return neuron_ioctl_buf_copy(nf, a.mem_handle, neuron_user_ptr(a.buffer), a.size,
-				     a.offset, a.is_copy_to_device);
+				     a.offset, a.is_copy_to_device, a.h2t_qid);
+}
+
+/* What MEM_BUF_ZEROCOPY64_BATCHES is given at most in one call. */
+#define NEURON_ZC_MAX_BATCHES	4096
+#define NEURON_ZC_MAX_OPS	SZ_64K
+
+/*
+ * One batch, read in: its chunk (a reference), where its operations are in
+ * user memory and, once read, in the kernel.
+ */
+struct neuron_zc_batch {
+	struct neuron_mem_chunk *mc;
+	u64 base;
+	const void __user *uops;
+	const nrt_tensor_batch_op_t *ops;
+	u32 num_ops;
+};
+
+/*
+ * Read the batches and their operations in and check them all: handles,
+ * queue, ranges (with overflow) and buffers.  Fills @b (chunk references
+ * taken even on failure, for the caller to drop) and @ops.
+ */
+static long neuron_zc_read(struct neuron_file *nf,
+			   const struct neuron_ioctl_mem_buf_copy64zc_batches *a,
+			   struct neuron_zc_batch *b, nrt_tensor_batch_op_t **opsp)
+{
+	neuron_memcpy_batch_t __user *ub = neuron_user_ptr(a->batches_ptr);
+	nrt_tensor_batch_op_t *ops;
+	neuron_memcpy_batch_t mb;
+	u32 i, k, total = 0;
+	u64 off;
+
+	for (i = 0; i < a->num_batches; i++) {
+		if (copy_from_user(&mb, &ub[i], sizeof(mb)))
+			return -EFAULT;
+		if (mb.flags)
+			return -EOPNOTSUPP;
+		if (!mb.num_ops || !mb.ops_ptr)
+			return -EINVAL;
+		if (check_add_overflow(total, mb.num_ops, &total) || total > NEURON_ZC_MAX_OPS)
+			return -E2BIG;
+		b[i].mc = neuron_mem_get(nf->nd, mb.mem_handle);
+		if (!b[i].mc)
+			return -EINVAL;
+		b[i].base = mb.mem_handle_offset;
+		b[i].uops = neuron_user_ptr(mb.ops_ptr);
+		b[i].num_ops = mb.num_ops;
+		if (neuron_dma_h2t_check(nf->nd, b[i].mc->nc_id, a->h2t_qid))
+			return -ENOENT;
+	}
+	ops = kvmalloc_array(total, sizeof(*ops), GFP_KERNEL);
+	if (!ops)
+		return -ENOMEM;
+	*opsp = ops;
+	for (i = 0; i < a->num_batches; i++) {
+		if (copy_from_user(ops, b[i].uops, array_size(b[i].num_ops, sizeof(*ops))))
+			return -EFAULT;
+		b[i].ops = ops;
+		for (k = 0; k < b[i].num_ops; k++, ops++) {
+			if (!ops->size || check_add_overflow(b[i].base, ops->offset, &off) ||
+			    !neuron_buf_in_chunk(b[i].mc, off, ops->size))
+				return -EINVAL;
+			if (!ops->buffer || !access_ok(neuron_user_ptr(ops->buffer), ops->size))
+				return -EFAULT;
+		}
+	}
+	return 0;
+}
+
+/**
+ * neuron_ioctl_mem_buf_zerocopy64_batches() - NEURON_IOCTL_MEM_BUF_ZEROCOPY64_BATCHES
+ * @nf: the file
+ * @arg: struct neuron_ioctl_mem_buf_copy64zc_batches
+ *
+ * Every operation of every batch copies op.size bytes between op.buffer
+ * and the batch's chunk at mem_handle_offset + op.offset, in order, as
+ * MEM_BUF_ZEROCOPY64 does.  Everything is read in and checked before the
+ * first byte moves.  Only the synchronous form exists: a non-zero flags
+ * (of the call or of a batch) asks for a completion-queue entry instead of
+ * a wait, which is not implemented.
+ *
+ * Return: 0; -EFAULT; -EINVAL for no batches, a batch without operations,
+ * a handle not the caller's, an empty operation or a range outside the
+ * chunk; -E2BIG past NEURON_ZC_MAX_BATCHES batches or NEURON_ZC_MAX_OPS
+ * operations; -ENOENT for a queue as neuron_ioctl_mem_buf_zerocopy64();
+ * -EOPNOTSUPP for non-zero flags; -ENOMEM; transfer errors.
+ */
+long neuron_ioctl_mem_buf_zerocopy64_batches(struct neuron_file *nf, void __user *arg)
+{
+	struct neuron_ioctl_mem_buf_copy64zc_batches a;
+	nrt_tensor_batch_op_t *ops = NULL;
+	struct neuron_zc_batch *b;
+	long ret;
+	u32 i, k;
+
+	if (copy_from_user(&a, arg, sizeof(a)))
+		return -EFAULT;
+	if (a.flags)
+		return -EOPNOTSUPP;
+	if (!a.num_batches || !a.batches_ptr)
+		return -EINVAL;
+	if (a.num_batches > NEURON_ZC_MAX_BATCHES)
+		return -E2BIG;
+	b = kvcalloc(a.num_batches, sizeof(*b), GFP_KERNEL);
+	if (!b)
+		return -ENOMEM;
+	ret = neuron_zc_read(nf, &a, b, &ops);
+	for (i = 0; !ret && i < a.num_batches; i++)
+		for (k = 0; !ret && k < b[i].num_ops; k++)
+			ret = neuron_buf_copy_mc(nf, b[i].mc, neuron_user_ptr(b[i].ops[k].buffer),
+						 b[i].ops[k].size, b[i].base + b[i].ops[k].offset,
+						 a.is_copy_to_device);
+	for (i = 0; i < a.num_batches; i++)
+		neuron_mem_put(b[i].mc);
+	kvfree(ops);
+	kvfree(b);
+	return ret;
 }

@@ -376,6 +376,7 @@ void neuron_reset_run_cores(struct neuron_device *nd)
 		if (ret && ret != -EINTR && ret != -ENODEV)
 			dev_err(nd->bus.parent, "neuron%d: reset of cores %#x failed: %d\n",
 				nd->index, cores, ret);
+		neuron_dma_h2t_reset(nd, cores);
 		neuron_reset_complete(nd, false, NEURON_RESET_RUNNING, ret);
 	}
 }

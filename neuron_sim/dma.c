@@ -93,6 +93,19 @@ struct nsim_dma_geom {
 	u64 hbm_base[4];
 };
 
+#define NSIM_DMA_GEOM_V3(g) {						\
+	.gen = (g),								\
+	.groups = 4,								\
+	.group_engines = 32,							\
+	.group_base = { 0x82000000, 0x94000000, 0xa2000000, 0xb4000000 },	\
+	.stride = 0x100000,							\
+	.extra = 4,								\
+	.extra_base = { 0x06800000, 0x06900000, 0x46800000, 0x46900000 },	\
+	.host_bit = BIT_ULL(46),						\
+	.hbm_count = 4,								\
+	.hbm_base = { 0, 0x4000000000ULL, 0x800000000000ULL, 0x804000000000ULL },	\
+}
+
 static const struct nsim_dma_geom nsim_dma_geoms[] = {
 	{
 		.gen = 2,
@@ -106,30 +119,9 @@ static const struct nsim_dma_geom nsim_dma_geoms[] = {
 		.hbm_count = 2,
 		.hbm_base = { 0, 0x1000000000ULL },
 	},
-	{
-		.gen = 3,
-		.groups = 4,
-		.group_engines = 32,
-		.group_base = { 0x82000000, 0x94000000, 0xa2000000, 0xb4000000 },
-		.stride = 0x100000,
-		.extra = 4,
-		.extra_base = { 0x06800000, 0x06900000, 0x46800000, 0x46900000 },
-		.host_bit = BIT_ULL(46),
-		.hbm_count = 4,
-		.hbm_base = { 0, 0x4000000000ULL, 0x800000000000ULL, 0x804000000000ULL },
-	},
-	{
-		.gen = 4,
-		.groups = 4,
-		.group_engines = 32,
-		.group_base = { 0x82000000, 0x94000000, 0xa2000000, 0xb4000000 },
-		.stride = 0x100000,
-		.extra = 4,
-		.extra_base = { 0x06800000, 0x06900000, 0x46800000, 0x46900000 },
-		.host_bit = BIT_ULL(46),
-		.hbm_count = 4,
-		.hbm_base = { 0, 0x4000000000ULL, 0x800000000000ULL, 0x804000000000ULL },
-	},
+	/* Trn3 keeps Trn2's engine and memory map. */
+	NSIM_DMA_GEOM_V3(3),
+	NSIM_DMA_GEOM_V3(4),
 };
 
 /* State register values of an engine half. */

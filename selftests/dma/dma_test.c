@@ -352,9 +352,22 @@ static void tc_fill(struct __test_metadata *_metadata, struct dma_self *self, st
 	}
 }
 
-/* Allocate @size bytes (host, or device on @channel), map them, fill them. */
-static void tc_new(struct __test_metadata *_metadata, struct dma_self *self, struct tchunk *t,
-		   int host, __u64 size, __u32 channel)
+/* MEM_ALLOC_V2 of device memory for core @nc on @channel. */
+static long alloc_dev_nc(int fd, __u64 size, __u32 channel, __u32 nc, __u64 *h)
+{
+	struct neuron_ioctl_mem_alloc_v2 a = {
+		.size = size, .dram_channel = channel, .nc_id = nc, .mem_handle = h,
+	};
+
+	return xioctl(fd, NEURON_IOCTL_MEM_ALLOC_V2, &a);
+}
+
+/*
+ * Allocate @size bytes (host, or device on @channel) for core @nc, map
+ * them, fill them.
+ */
+static void tc_new_nc(struct __test_metadata *_metadata, struct dma_self *self,
+		      struct tchunk *t, int host, __u64 size, __u32 channel, __u32 nc)
 {
 	struct neuron_ioctl_mem_get_extended_info ei;
 	long ret;
@@ -366,7 +379,7 @@ static void tc_new(struct __test_metadata *_metadata, struct dma_self *self, str
 		ret = alloc_host(self->fd, size, &t->h);
 	} else {
 		snprintf(t->name, sizeof(t->name), "device ch%u", channel);
-		ret = alloc_dev(self->fd, size, channel, &t->h);
+		ret = alloc_dev_nc(self->fd, size, channel, nc, &t->h);
 	}
 	ASSERT_EQ(0, ret) {
 		TH_LOG("%s chunk of %llu bytes", t->name, (unsigned long long)size);
@@ -380,6 +393,13 @@ static void tc_new(struct __test_metadata *_metadata, struct dma_self *self, str
 	t->map = map(&self->undo, self->fd, t->pa, t->size, RW, MAP_SHARED);
 	ASSERT_NE(MAP_FAILED, t->map) TH_LOG("%s chunk: %s", t->name, strerror(errno));
 	tc_fill(_metadata, self, t);
+}
+
+/* Allocate @size bytes (host, or device on @channel), map them, fill them. */
+static void tc_new(struct __test_metadata *_metadata, struct dma_self *self, struct tchunk *t,
+		   int host, __u64 size, __u32 channel)
+{
+	tc_new_nc(_metadata, self, t, host, size, channel, 0);
 }
 
 static void tc_free(struct __test_metadata *_metadata, struct dma_self *self, struct tchunk *t)
@@ -490,21 +510,29 @@ static void pick_apart(__u64 size, __u64 len, __u64 *a, __u64 *b)
 
 /*
  * DMA_ENG_GET_STATE on every engine: revision 4, 16 queues of 16, both
- * halves idle, running or aborted.  Returns the number running.
+ * halves idle, running or aborted.  Returns how many of the host engines
+ * (the driver's copy channels) do not read running on both halves.
  */
 static unsigned int engines_check(struct __test_metadata *_metadata, struct dma_self *self,
 				  const struct dma_variant *variant, const char *where)
 {
 	struct neuron_dma_eng_state st;
-	unsigned int e, running = 0, bad = 0;
+	unsigned int e, stopped = 0, bad = 0;
 	long ret;
 
 	for (e = 0; e < variant->g->engines; e++) {
 		memset(&st, 0xa5, sizeof(st));
 		ret = eng_state(self->fd, e, &st);
 		if (!ret && st.revision_id == 4 && st.max_queues == NQUEUES &&
-		    st.num_queues == NQUEUES && st.tx_state <= 2 && st.rx_state <= 2) {
-			running += st.tx_state == 1 && st.rx_state == 1;
+		    st.num_queues == NQUEUES && st.tx_state >= NEURON_DMA_ENG_IDLE &&
+		    st.tx_state <= NEURON_DMA_ENG_ABORT && st.rx_state >= NEURON_DMA_ENG_IDLE &&
+		    st.rx_state <= NEURON_DMA_ENG_ABORT) {
+			if (e >= variant->g->user && (st.tx_state != NEURON_DMA_ENG_NORMAL ||
+						      st.rx_state != NEURON_DMA_ENG_NORMAL)) {
+				TH_LOG("%s: host engine %u: tx %u, rx %u", where, e, st.tx_state,
+				       st.rx_state);
+				stopped++;
+			}
 			continue;
 		}
 		if (bad++ < 4)
@@ -513,7 +541,7 @@ static unsigned int engines_check(struct __test_metadata *_metadata, struct dma_
 			       st.tx_state, st.rx_state);
 	}
 	EXPECT_EQ(0, bad) TH_LOG("%s: %u engines answer wrong", where, bad);
-	return running;
+	return stopped;
 }
 
 /* The copy sizes of the integrity test (the 64 MiB one aside). */
@@ -617,8 +645,9 @@ static long zerocopy(int fd, __u64 h, void *buf, __u64 len, __u64 off, int to_de
 }
 
 /*
- * MEM_BUF_ZEROCOPY64 both ways on the default queue; any other queue is
- * ENOENT and changes nothing.
+ * MEM_BUF_ZEROCOPY64 both ways on the default queue, named as -1 or as
+ * core 0's default queue (0); a queue nobody claimed is ENOENT and changes
+ * nothing.
  */
 static void integrity_zerocopy(struct __test_metadata *_metadata, struct dma_self *self,
 			       struct tchunk *t)
@@ -629,12 +658,14 @@ static void integrity_zerocopy(struct __test_metadata *_metadata, struct dma_sel
 	ASSERT_NE(NULL, in);
 	ASSERT_NE(NULL, out);
 	rnd_fill(in, len);
-	EXPECT_EQ(-ENOENT, zerocopy(self->fd, t->h, in, len, off, 1, 0));
+	EXPECT_EQ(-ENOENT, zerocopy(self->fd, t->h, in, len, off, 1, NQUEUES - 1));
 	EXPECT_EQ(0, zerocopy(self->fd, t->h, in, len, off, 1, NEURON_DMA_H2T_DEFAULT_QID));
 	memcpy(t->shadow + off, in, len);
 	memset(out, 0, len);
-	EXPECT_EQ(-ENOENT, zerocopy(self->fd, t->h, out, len, off, 0, 1));
-	EXPECT_EQ(0, zerocopy(self->fd, t->h, out, len, off, 0, NEURON_DMA_H2T_DEFAULT_QID));
+	EXPECT_EQ(-ENOENT, zerocopy(self->fd, t->h, out, len, off, 0, NQUEUES - 1));
+	EXPECT_EQ(-ENOENT, zerocopy(self->fd, t->h, out, len, off, 0, NQUEUES));
+	EXPECT_EQ(-ENOENT, zerocopy(self->fd, t->h, out, len, off, 0, -2));
+	EXPECT_EQ(0, zerocopy(self->fd, t->h, out, len, off, 0, 0));
 	EXPECT_EQ(0, memcmp(in, out, len));
 	EXPECT_EQ(-EINVAL, zerocopy(self->fd, t->h, out, 1, t->size, 0,
 				    NEURON_DMA_H2T_DEFAULT_QID));
@@ -1197,7 +1228,7 @@ static void fault_stall(struct __test_metadata *_metadata, struct dma_self *self
 	rnd_fill(d2.shadow, size);
 	EXPECT_EQ(0, buf_copy(self->fd, 1, d2.h, d2.shadow, size, 0, 1));
 	tc_check(_metadata, self, &d2, "MEM_BUF_COPY64 after the stall");
-	EXPECT_LT(0, engines_check(_metadata, self, variant, "after the stall"));
+	EXPECT_EQ(0, engines_check(_metadata, self, variant, "after the stall"));
 
 	ASSERT_EQ(0, nt_write(DMA_TIMEOUT, "%s", self->timeout));
 	free(buf);
@@ -1273,7 +1304,7 @@ static void fault_abort(struct __test_metadata *_metadata, struct dma_self *self
 		tc_check(_metadata, self, &d, what[i]);
 		tc_check(_metadata, self, &d2, what[i]);
 	}
-	EXPECT_LT(0, engines_check(_metadata, self, variant, "after the aborts"));
+	EXPECT_EQ(0, engines_check(_metadata, self, variant, "after the aborts"));
 	EXPECT_EQ(errors, sim_get("dma_errors"));
 	free(buf);
 	tc_free(_metadata, self, &h);
@@ -1411,6 +1442,464 @@ static void kill_copy(struct __test_metadata *_metadata, struct dma_self *self,
 	ASSERT_EQ(0, nt_write(DMA_MODE, "sync"));
 	ASSERT_EQ(0, nt_write(DMA_TIMEOUT, "%s", self->timeout));
 	check_counts(_metadata, self->index, &self->start, how[mode]);
+}
+
+/* ---- Copy queues and batched zero-copy ----------------------------------- */
+
+static long h2t_alloc(int fd, __u32 nc, __u32 count, __u32 service,
+		      struct neuron_ioctl_h2t_dma_alloc_queues *a)
+{
+	memset(a, 0xa5, sizeof(*a));
+	a->sz = sizeof(*a);
+	a->nc_id = nc;
+	a->copy_queue_cnt = count;
+	a->service_queue_cnt = service;
+	return xioctl(fd, NEURON_IOCTL_H2T_DMA_ALLOC_QUEUES, a);
+}
+
+static long h2t_free(int fd, __u32 nc, __u32 bmap)
+{
+	struct neuron_ioctl_h2t_dma_free_queues a = {
+		.sz = sizeof(a), .nc_id = nc, .queue_bmap = bmap,
+	};
+
+	return xioctl(fd, NEURON_IOCTL_H2T_DMA_FREE_QUEUES, &a);
+}
+
+/* Claim @count copy queues of core @nc; their bitmap, or 0 (logged) on failure. */
+static __u32 claim(struct __test_metadata *_metadata, int fd, __u32 nc, __u32 count,
+		   __u32 per)
+{
+	struct neuron_ioctl_h2t_dma_alloc_queues a;
+
+	EXPECT_EQ(0, h2t_alloc(fd, nc, count, 0, &a)) {
+		TH_LOG("%u copy queues of core %u", count, nc);
+		return 0;
+	}
+	EXPECT_EQ(count, (__u32)__builtin_popcount(a.copy_queue_bmap));
+	EXPECT_EQ(0, a.copy_queue_bmap & ~((1U << NQUEUES) - (1U << per))) {
+		TH_LOG("core %u: queues %#x, the defaults are below %u", nc, a.copy_queue_bmap,
+		       per);
+	}
+	EXPECT_EQ(0, a.service_queue_bmap);
+	EXPECT_EQ(nc % per, a.copy_default_queue);
+	return a.copy_queue_bmap;
+}
+
+/* Random bytes to @t at @off through queue @qid and back through @back. */
+static void zc_round(struct __test_metadata *_metadata, struct dma_self *self,
+		     struct tchunk *t, int qid, int back)
+{
+	const __u64 len = 2 * pg + 5, off = 7;
+	unsigned char in[2 * 4096 + 5], out[sizeof(in)];
+
+	ASSERT_GE(sizeof(in), len);
+	rnd_fill(in, len);
+	memset(out, 0, len);
+	EXPECT_EQ(0, zerocopy(self->fd, t->h, in, len, off, 1, qid)) TH_LOG("queue %d", qid);
+	EXPECT_EQ(0, zerocopy(self->fd, t->h, out, len, off, 0, back)) TH_LOG("queue %d", back);
+	memcpy(t->shadow + off, in, len);
+	EXPECT_EQ(0, memcmp(in, out, len)) TH_LOG("queues %d and %d", qid, back);
+}
+
+/* The child of copy_queues: every queue of core 0's engine is the parent's. */
+static int queue_thief(const struct dma_self *self, __u32 theirs)
+{
+	struct neuron_ioctl_h2t_dma_alloc_queues a;
+	unsigned char b[64] = { 1 };
+	int fd, fails = 0, q;
+	__u64 h;
+	long ret;
+
+	fd = open_node(self->index, O_RDWR);
+	if (fd < 0 || alloc_dev(fd, 4096, 0, &h))
+		return 100;
+	ret = h2t_alloc(fd, 0, 1, 0, &a);
+	if (ret != -ENOSPC) {
+		fprintf(stderr, "child: a queue of a full engine: %ld\n", ret);
+		fails++;
+	}
+	for (q = 0; q < NQUEUES; q++) {
+		if (!(theirs & (1U << q)))
+			continue;
+		ret = zerocopy(fd, h, b, sizeof(b), 0, 1, q);
+		if (ret != -ENOENT) {
+			fprintf(stderr, "child: copy through the parent's queue %d: %ld\n", q, ret);
+			fails++;
+		}
+	}
+	ret = h2t_free(fd, 0, theirs);
+	if (ret != -EINVAL) {
+		fprintf(stderr, "child: freeing the parent's queues: %ld\n", ret);
+		fails++;
+	}
+	close(fd);
+	return fails;
+}
+
+/* The second child: claims @count queues of core 0, must get @want, uses one, exits. */
+static int queue_taker(const struct dma_self *self, __u32 count, __u32 want)
+{
+	struct neuron_ioctl_h2t_dma_alloc_queues a;
+	unsigned char b[64] = { 2 };
+	int fd;
+	__u64 h;
+
+	fd = open_node(self->index, O_RDWR);
+	if (fd < 0 || alloc_dev(fd, 4096, 0, &h) || h2t_alloc(fd, 0, count, 0, &a))
+		return 100;
+	if (a.copy_queue_bmap != want) {
+		fprintf(stderr, "child: got queues %#x, not %#x\n", a.copy_queue_bmap, want);
+		return 1;
+	}
+	return zerocopy(fd, h, b, sizeof(b), 0, 1, __builtin_ctz(want)) ? 1 : 0;
+}
+
+/*
+ * H2T_DMA_ALLOC_QUEUES and H2T_DMA_FREE_QUEUES: claims, the copies through
+ * them, what is refused (changing nothing), another process's view, and
+ * release at exit.  GET_ASYNC_H2T_DMA_COMPL_QUEUES has no queue to report.
+ */
+TEST_F_TIMEOUT(dma, copy_queues, 300)
+{
+	const __u32 per = variant->g->ncs / (variant->g->engines - variant->g->user);
+	const __u32 last = variant->g->ncs - 1, spare = NQUEUES - per;
+	const __u32 all = (1U << NQUEUES) - (1U << per);
+	struct neuron_ioctl_get_async_h2t_dma_compl_queues cq;
+	struct neuron_ioctl_h2t_dma_alloc_queues a;
+	__u32 mine, rest, farq, q, free_q;
+	struct tchunk d, far;
+	pid_t child;
+
+	tc_new(_metadata, self, &d, 0, 4 * pg, 0);
+	tc_new_nc(_metadata, self, &far, 0, 4 * pg, 0, last);
+
+	/*
+	 * Queue numbers are per host engine: mine = {a, a+1, a+2} on core
+	 * 0's, farq = {a+1, a+2, a+3} on the last core's (another engine).
+	 */
+	mine = claim(_metadata, self->fd, 0, 3, per);
+	farq = claim(_metadata, self->fd, last, 4, per);
+	ASSERT_NE(0, mine);
+	ASSERT_NE(0, farq);
+	EXPECT_EQ(0, h2t_free(self->fd, last, farq & -farq));
+	farq &= farq - 1;
+	EXPECT_EQ(mine << 1, farq);
+	for (q = 0; q < NQUEUES; q++)
+		if (mine & (1U << q))
+			zc_round(_metadata, self, &d, q, NEURON_DMA_H2T_DEFAULT_QID);
+	zc_round(_metadata, self, &far, __builtin_ctz(farq), last % per);
+	free_q = __builtin_ctz(all & ~mine);
+	EXPECT_EQ(-ENOENT, zerocopy(self->fd, d.h, d.shadow, 64, 0, 1, free_q));
+	EXPECT_EQ(-ENOENT, zerocopy(self->fd, far.h, far.shadow, 64, 0, 1, __builtin_ctz(mine)));
+	EXPECT_EQ(-ENOENT, zerocopy(self->fd, d.h, d.shadow, 64, 0, 1, 31 - __builtin_clz(farq)));
+
+	/* Refused, nothing claimed: too many, service queues, bad cores, bad sz. */
+	EXPECT_EQ(-E2BIG, h2t_alloc(self->fd, 0, spare + 1, 0, &a));
+	EXPECT_EQ(-ENOSPC, h2t_alloc(self->fd, 0, spare - 3 + 1, 0, &a));
+	EXPECT_EQ(-EOPNOTSUPP, h2t_alloc(self->fd, 0, 1, 1, &a));
+	EXPECT_EQ(-EOPNOTSUPP, h2t_alloc(self->fd, 0, 0, 1, &a));
+	EXPECT_EQ(-EINVAL, h2t_alloc(self->fd, variant->g->ncs, 1, 0, &a));
+	EXPECT_EQ(-EINVAL, h2t_alloc(self->fd, 0xffff, 1, 0, &a));
+	memset(&a, 0, sizeof(a));
+	a.copy_queue_cnt = 1;
+	EXPECT_EQ(-EINVAL, xioctl(self->fd, NEURON_IOCTL_H2T_DMA_ALLOC_QUEUES, &a));
+	a.sz = sizeof(a) + 1;
+	EXPECT_EQ(-EINVAL, xioctl(self->fd, NEURON_IOCTL_H2T_DMA_ALLOC_QUEUES, &a));
+
+	/* The rest of the engine; it is then full, for every core sharing it. */
+	rest = claim(_metadata, self->fd, 0, spare - 3, per);
+	EXPECT_EQ(all, mine | rest);
+	EXPECT_EQ(0, mine & rest);
+	EXPECT_EQ(-ENOSPC, h2t_alloc(self->fd, 0, 1, 0, &a));
+	if (per > 1)
+		EXPECT_EQ(-ENOSPC, h2t_alloc(self->fd, 1, 1, 0, &a));
+
+	/* Another process can neither claim, use nor free them. */
+	child = spawn(_metadata, &self->undo);
+	if (!child)
+		_exit(queue_thief(self, mine | rest));
+	EXPECT_EQ(0, reap(&self->undo, child));
+
+	/* Frees refused, nothing freed. */
+	EXPECT_EQ(-EINVAL, h2t_free(self->fd, 0, 1U << NQUEUES));
+	EXPECT_EQ(-EINVAL, h2t_free(self->fd, 0, mine | 1U << 31));
+	EXPECT_EQ(-EINVAL, h2t_free(self->fd, last, mine));
+	EXPECT_EQ(-EINVAL, h2t_free(self->fd, variant->g->ncs, mine));
+	if (per > 1)
+		EXPECT_EQ(-EINVAL, h2t_free(self->fd, 0, mine | 2));
+	zc_round(_metadata, self, &d, __builtin_ctz(mine), 31 - __builtin_clz(mine));
+
+	/* Freed (the default queue in the bitmap stays); then not usable. */
+	EXPECT_EQ(0, h2t_free(self->fd, 0, mine | 1));
+	EXPECT_EQ(-ENOENT, zerocopy(self->fd, d.h, d.shadow, 64, 0, 1, __builtin_ctz(mine)));
+	EXPECT_EQ(-EINVAL, h2t_free(self->fd, 0, mine));
+	zc_round(_metadata, self, &d, 0, NEURON_DMA_H2T_DEFAULT_QID);
+
+	/* A process that exits holding queues gives them back. */
+	child = spawn(_metadata, &self->undo);
+	if (!child)
+		_exit(queue_taker(self, 3, mine));
+	EXPECT_EQ(0, reap(&self->undo, child));
+	EXPECT_EQ(mine, claim(_metadata, self->fd, 0, 3, per));
+
+	/* No queue has a completion queue. */
+	memset(&cq, 0xa5, sizeof(cq));
+	cq.nc_id = last;
+	cq.qid_bitmap = 0xffff0000;
+	EXPECT_EQ(0, xioctl(self->fd, NEURON_IOCTL_GET_ASYNC_H2T_DMA_COMPL_QUEUES, &cq));
+	EXPECT_EQ(last, cq.nc_id);
+	for (q = 0; q < NQUEUES; q++) {
+		EXPECT_EQ(0, cq.compl_queue_info[q].mmap_offset);
+		EXPECT_EQ(0, cq.compl_queue_info[q].mmap_size);
+	}
+	cq.qid_bitmap = farq;
+	EXPECT_EQ(-EOPNOTSUPP, xioctl(self->fd, NEURON_IOCTL_GET_ASYNC_H2T_DMA_COMPL_QUEUES, &cq));
+	cq.nc_id = variant->g->ncs;
+	cq.qid_bitmap = 0;
+	EXPECT_EQ(-EINVAL, xioctl(self->fd, NEURON_IOCTL_GET_ASYNC_H2T_DMA_COMPL_QUEUES, &cq));
+
+	EXPECT_EQ(0, h2t_free(self->fd, 0, mine | rest));
+	EXPECT_EQ(0, h2t_free(self->fd, last, farq));
+	EXPECT_EQ(all, claim(_metadata, self->fd, 0, spare, per));
+	EXPECT_EQ(0, h2t_free(self->fd, 0, all));
+	tc_check(_metadata, self, &d, "after the copy queues");
+	tc_check(_metadata, self, &far, "after the copy queues");
+	tc_free(_metadata, self, &d);
+	tc_free(_metadata, self, &far);
+}
+
+static long zc_batches(int fd, neuron_memcpy_batch_t *b, __u32 n, int to_dev, int qid,
+		       __u16 flags)
+{
+	struct neuron_ioctl_mem_buf_copy64zc_batches a = {
+		.batches_ptr = b, .num_batches = n, .is_copy_to_device = to_dev,
+		.h2t_qid = qid, .flags = flags, .sequence_num = 77,
+	};
+
+	return xioctl(fd, NEURON_IOCTL_MEM_BUF_ZEROCOPY64_BATCHES, &a);
+}
+
+#define ZB_BATCHES	3
+#define ZB_OPS		4
+#define ZB_SPAN		(ZB_BATCHES * ZB_OPS * 65537)
+
+/* What zerocopy_batches works with: three chunks, their batches and operations. */
+struct zb {
+	struct tchunk t[ZB_BATCHES];
+	__u64 base[ZB_BATCHES];
+	neuron_memcpy_batch_t b[ZB_BATCHES];
+	nrt_tensor_batch_op_t ops[ZB_BATCHES][ZB_OPS];
+	size_t at[ZB_BATCHES][ZB_OPS];	/* where each operation's bytes are in the buffer */
+};
+
+/* Point every operation of @z into buffer @buf. */
+static void zb_point(struct zb *z, unsigned char *buf)
+{
+	int i, k;
+
+	for (i = 0; i < ZB_BATCHES; i++)
+		for (k = 0; k < ZB_OPS; k++)
+			z->ops[i][k].buffer = buf + z->at[i][k];
+}
+
+/* Operations of random place; the second of each batch overlaps the first. */
+static void zb_make(struct zb *z)
+{
+	static const __u64 lens[ZB_OPS] = { 1, 65537, 3 * 4096 + 1, 4096 };
+	__u64 len, room, spot;
+	size_t used = 0;
+	int i, k;
+
+	for (i = 0; i < ZB_BATCHES; i++) {
+		for (k = 0; k < ZB_OPS; k++) {
+			len = lens[(i + k) % ZB_OPS];
+			room = z->t[i].size - z->base[i] - len;
+			spot = rnd() % (room + 1);
+			if (k == 1 && z->ops[i][0].offset <= room)
+				spot = z->ops[i][0].offset;
+			z->ops[i][k] = (nrt_tensor_batch_op_t){ .offset = spot, .size = len };
+			z->at[i][k] = used;
+			used += len;
+		}
+		z->b[i] = (neuron_memcpy_batch_t){
+			.mem_handle = z->t[i].h, .mem_handle_offset = z->base[i],
+			.ops_ptr = z->ops[i], .num_ops = ZB_OPS, .context = &z->b[i],
+		};
+	}
+}
+
+/* The chunks' shadows after @z's operations wrote to them, in order. */
+static void zb_written(struct zb *z)
+{
+	int i, k;
+
+	for (i = 0; i < ZB_BATCHES; i++)
+		for (k = 0; k < ZB_OPS; k++)
+			memcpy(z->t[i].shadow + z->base[i] + z->ops[i][k].offset,
+			       z->ops[i][k].buffer, z->ops[i][k].size);
+}
+
+/* Each operation of @z that read its chunk got what the shadow holds. */
+static void zb_read(struct __test_metadata *_metadata, struct zb *z)
+{
+	int i, k;
+
+	for (i = 0; i < ZB_BATCHES; i++)
+		for (k = 0; k < ZB_OPS; k++)
+			EXPECT_EQ(0, memcmp(z->t[i].shadow + z->base[i] + z->ops[i][k].offset,
+					    z->ops[i][k].buffer, z->ops[i][k].size))
+				TH_LOG("batch %d, operation %d read back", i, k);
+}
+
+/* Every way the last operation of the last batch can be wrong. */
+static void zb_bad_last(struct __test_metadata *_metadata, struct dma_self *self, struct zb *z)
+{
+	nrt_tensor_batch_op_t *op = &z->ops[ZB_BATCHES - 1][ZB_OPS - 1], save = *op;
+	const __u64 room = z->t[ZB_BATCHES - 1].size - z->base[ZB_BATCHES - 1];
+	int k;
+
+	for (k = 0; k < 6; k++) {
+		switch (k) {
+		case 0:
+			op->size = 0;
+			break;
+		case 1:
+			op->offset = room - save.size + 1;
+			break;
+		case 2:
+			op->offset = ~0ULL - z->base[ZB_BATCHES - 1] + 1;
+			break;
+		case 3:
+			op->size = ~0ULL;
+			break;
+		case 4:
+			op->buffer = NULL;
+			break;
+		default:
+			op->buffer = (void *)0xffff888000000000ULL;
+			break;
+		}
+		EXPECT_EQ(k < 4 ? -EINVAL : -EFAULT,
+			  zc_batches(self->fd, z->b, ZB_BATCHES, 1, -1, 0))
+			TH_LOG("bad last operation, case %d", k);
+		*op = save;
+	}
+}
+
+/* Every way a batch, or the call, can be wrong: nothing may move. */
+static void zb_refused(struct __test_metadata *_metadata, struct dma_self *self, struct zb *z)
+{
+	neuron_memcpy_batch_t *last = &z->b[ZB_BATCHES - 1], save = *last, *edge;
+	void *nowhere = no_access();
+	unsigned char *part = holey(2, 0);
+	__u64 gone;
+
+	ASSERT_NE(NULL, nowhere);
+	ASSERT_NE(NULL, part);
+	EXPECT_EQ(-EINVAL, zc_batches(self->fd, z->b, 0, 1, -1, 0));
+	EXPECT_EQ(-EINVAL, zc_batches(self->fd, NULL, 1, 1, -1, 0));
+	EXPECT_EQ(-EFAULT, zc_batches(self->fd, nowhere, 1, 1, -1, 0));
+	/* Two good batches at the end of a page, the third past it. */
+	edge = (void *)(part + pg - 2 * sizeof(*edge));
+	memcpy(edge, z->b, 2 * sizeof(*edge));
+	EXPECT_EQ(-EFAULT, zc_batches(self->fd, edge, 3, 1, -1, 0));
+	EXPECT_EQ(-E2BIG, zc_batches(self->fd, z->b, 4097, 1, -1, 0));
+	EXPECT_EQ(-EOPNOTSUPP, zc_batches(self->fd, z->b, ZB_BATCHES, 1, -1, 1));
+	EXPECT_EQ(-EOPNOTSUPP, zc_batches(self->fd, z->b, ZB_BATCHES, 1, -1, 0x8000));
+	EXPECT_EQ(-ENOENT, zc_batches(self->fd, z->b, ZB_BATCHES, 1, NQUEUES - 1, 0));
+	EXPECT_EQ(-ENOENT, zc_batches(self->fd, z->b, ZB_BATCHES, 0, -7, 0));
+
+	last->flags = 1;
+	EXPECT_EQ(-EOPNOTSUPP, zc_batches(self->fd, z->b, ZB_BATCHES, 1, -1, 0));
+	*last = save;
+	last->num_ops = 0;
+	EXPECT_EQ(-EINVAL, zc_batches(self->fd, z->b, ZB_BATCHES, 1, -1, 0));
+	last->num_ops = 65537;
+	EXPECT_EQ(-E2BIG, zc_batches(self->fd, z->b, ZB_BATCHES, 1, -1, 0));
+	last->num_ops = ZB_OPS + 100;
+	last->ops_ptr = (void *)(part + pg - sizeof(nrt_tensor_batch_op_t));
+	EXPECT_EQ(-EFAULT, zc_batches(self->fd, z->b, ZB_BATCHES, 1, -1, 0));
+	*last = save;
+	last->ops_ptr = NULL;
+	EXPECT_EQ(-EINVAL, zc_batches(self->fd, z->b, ZB_BATCHES, 1, -1, 0));
+	*last = save;
+	last->ops_ptr = nowhere;
+	EXPECT_EQ(-EFAULT, zc_batches(self->fd, z->b, ZB_BATCHES, 1, -1, 0));
+	*last = save;
+	last->mem_handle_offset = ~0ULL;
+	EXPECT_EQ(-EINVAL, zc_batches(self->fd, z->b, ZB_BATCHES, 1, -1, 0));
+	*last = save;
+	ASSERT_EQ(0, alloc_host(self->fd, 4096, &gone));
+	ASSERT_EQ(0, mem_free(self->fd, gone));
+	last->mem_handle = gone;
+	EXPECT_EQ(-EINVAL, zc_batches(self->fd, z->b, ZB_BATCHES, 1, -1, 0));
+	last->mem_handle = 0;
+	EXPECT_EQ(-EINVAL, zc_batches(self->fd, z->b, ZB_BATCHES, 1, -1, 0));
+	*last = save;
+	zb_bad_last(_metadata, self, z);
+	munmap(part, 2 * pg);
+	munmap(nowhere, 2 * pg);
+}
+
+/*
+ * MEM_BUF_ZEROCOPY64_BATCHES: operations on three chunks (device on two
+ * channels, host) both ways, in order; every refused argument, even in the
+ * last operation, changes nothing; through a claimed copy queue.
+ */
+TEST_F_TIMEOUT(dma, zerocopy_batches, 300)
+{
+	const __u32 per = variant->g->ncs / (variant->g->engines - variant->g->user);
+	unsigned char *in = malloc(ZB_SPAN), *out = calloc(1, ZB_SPAN);
+	struct dstats before, after;
+	struct zb *z = calloc(1, sizeof(*z));
+	int i;
+	__u32 q;
+
+	ASSERT_NE(NULL, z);
+	ASSERT_NE(NULL, in);
+	ASSERT_NE(NULL, out);
+	tc_new(_metadata, self, &z->t[0], 0, 2 * MIB, 0);
+	tc_new(_metadata, self, &z->t[1], 0, 256 * 1024, self->nhbm - 1);
+	tc_new(_metadata, self, &z->t[2], 1, 128 * 1024, 0);
+	z->base[0] = 5;
+	z->base[2] = 4096;
+	zb_make(z);
+
+	rnd_fill(in, ZB_SPAN);
+	zb_point(z, in);
+	ASSERT_EQ(0, zc_batches(self->fd, z->b, ZB_BATCHES, 1, NEURON_DMA_H2T_DEFAULT_QID, 0));
+	zb_written(z);
+	for (i = 0; i < ZB_BATCHES; i++)
+		tc_check(_metadata, self, &z->t[i], "after MEM_BUF_ZEROCOPY64_BATCHES to them");
+	zb_point(z, out);
+	ASSERT_EQ(0, zc_batches(self->fd, z->b, ZB_BATCHES, 0, NEURON_DMA_H2T_DEFAULT_QID, 0));
+	zb_read(_metadata, z);
+
+	ASSERT_EQ(0, dstats_read(&before));
+	zb_point(z, in);
+	zb_refused(_metadata, self, z);
+	ASSERT_EQ(0, dstats_read(&after));
+	EXPECT_EQ(before.descs, after.descs);
+	EXPECT_EQ(before.bytes, after.bytes);
+	for (i = 0; i < ZB_BATCHES; i++)
+		tc_check(_metadata, self, &z->t[i], "after the refused batches");
+
+	/* Through a claimed copy queue. */
+	q = claim(_metadata, self->fd, 0, 1, per);
+	ASSERT_NE(0, q);
+	rnd_fill(in, ZB_SPAN);
+	EXPECT_EQ(0, zc_batches(self->fd, z->b, ZB_BATCHES, 1, __builtin_ctz(q), 0));
+	zb_written(z);
+	for (i = 0; i < ZB_BATCHES; i++)
+		tc_check(_metadata, self, &z->t[i], "through a copy queue");
+	EXPECT_EQ(0, h2t_free(self->fd, 0, q));
+
+	for (i = 0; i < ZB_BATCHES; i++)
+		tc_free(_metadata, self, &z->t[i]);
+	free(in);
+	free(out);
+	free(z);
 }
 
 /*

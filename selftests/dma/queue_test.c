@@ -235,6 +235,25 @@ static long eng_init(int fd, __u32 eng)
 	return xioctl(fd, NEURON_IOCTL_DMA_ENG_INIT, &a);
 }
 
+static long eng_set(int fd, __u32 eng, __u32 state)
+{
+	struct neuron_ioctl_dma_eng_set_state a = { .eng_id = eng, .state = state };
+
+	return xioctl(fd, NEURON_IOCTL_DMA_ENG_SET_STATE, &a);
+}
+
+/* Both halves of engine @eng read @state; -1 when GET_STATE fails. */
+static int engine_reads(int fd, __u32 eng, __u32 state)
+{
+	struct neuron_dma_eng_state st;
+	struct neuron_ioctl_dma_eng_get_state a = { .eng_id = eng, .state = &st };
+
+	memset(&st, 0xa5, sizeof(st));
+	if (xioctl(fd, NEURON_IOCTL_DMA_ENG_GET_STATE, &a))
+		return -1;
+	return st.tx_state == state && st.rx_state == state;
+}
+
 /* DMA_COPY_DESCRIPTORS64 (@wide) or DMA_COPY_DESCRIPTORS (32-bit offset). */
 static long put_descs(int fd, int wide, __u64 h, const void *buf, __u32 num, __u64 off,
 		      __u32 type)
@@ -255,12 +274,7 @@ static long put_descs(int fd, int wide, __u64 h, const void *buf, __u32 num, __u
 /* Both halves of engine @eng run: neither idle nor aborted. */
 static int engine_runs(int fd, __u32 eng)
 {
-	struct neuron_dma_eng_state st;
-	struct neuron_ioctl_dma_eng_get_state a = { .eng_id = eng, .state = &st };
-
-	memset(&st, 0, sizeof(st));
-	return !xioctl(fd, NEURON_IOCTL_DMA_ENG_GET_STATE, &a) && st.tx_state == 1 &&
-	       st.rx_state == 1;
+	return engine_reads(fd, eng, NEURON_DMA_ENG_NORMAL) == 1;
 }
 
 /* The commands on one queue, each with harmless other arguments. */
@@ -641,16 +655,23 @@ static void make_batch(struct batch *b, const struct uqueue *q, const struct chu
 	}
 }
 
+/* How run_batch() runs a batch. */
+#define RUN_EXACT	1	/* the rings are in host chunks: count exactly */
+#define RUN_PAUSED	2	/* start it on a stopped engine, then run the engine */
+
 /*
  * Write @b into @q's rings and start it; check the simulator's counters
- * (@exact: they moved by exactly what @b holds, which needs rings in host
- * chunks: reading a ring in device memory takes DMA too), the queue's
- * state and the data.
+ * (RUN_EXACT in @how: they moved by exactly what @b holds, which needs
+ * rings in host chunks: reading a ring in device memory takes DMA too),
+ * the queue's state and the data.  RUN_PAUSED: the engine is stopped with
+ * DMA_ENG_SET_STATE first, nothing must move until it runs again.
  */
 static void run_batch(struct __test_metadata *_metadata, struct queue_self *self,
-		      struct uqueue *q, const struct batch *b, int exact, const char *where)
+		      struct uqueue *q, const struct batch *b, unsigned int how,
+		      const char *where)
 {
 	long long before[NSTATS], after[NSTATS];
+	int exact = how & RUN_EXACT;
 	const struct copy *c;
 	int t, k;
 
@@ -660,10 +681,21 @@ static void run_batch(struct __test_metadata *_metadata, struct queue_self *self
 			       tname[t]);
 		}
 	}
+	if (how & RUN_PAUSED) {
+		ASSERT_EQ(0, eng_set(self->fd, q->eng, NEURON_DMA_ENG_DISABLE)) TH_LOG("%s", where);
+		EXPECT_EQ(1, engine_reads(self->fd, q->eng, NEURON_DMA_ENG_IDLE))
+			TH_LOG("%s: stopped engine", where);
+	}
 	ASSERT_EQ(0, sim_stats(before));
 	ASSERT_EQ(0, q_start(self->fd, q->eng, q->qid, b->n[TX], b->n[RX])) {
 		TH_LOG("%s: %u and %u descriptors at slots %u and %u", where, b->n[TX], b->n[RX],
 		       ring_tail(&q->r[TX]), ring_tail(&q->r[RX]));
+	}
+	if (how & RUN_PAUSED) {
+		ASSERT_EQ(0, sim_stats(after));
+		EXPECT_EQ(before[ST_DESCS], after[ST_DESCS]) TH_LOG("%s: it ran stopped", where);
+		EXPECT_EQ(before[ST_BYTES], after[ST_BYTES]) TH_LOG("%s: it ran stopped", where);
+		ASSERT_EQ(0, eng_set(self->fd, q->eng, NEURON_DMA_ENG_NORMAL)) TH_LOG("%s", where);
 	}
 	ASSERT_EQ(0, sim_stats(after));
 	for (t = 0; t < 2; t++)
@@ -697,7 +729,7 @@ static void run_batch(struct __test_metadata *_metadata, struct queue_self *self
  */
 static void run_laps(struct __test_metadata *_metadata, struct queue_self *self,
 		     struct uqueue *q, struct chunk *h, struct chunk *d, unsigned int laps,
-		     int exact, const char *where)
+		     unsigned int how, const char *where)
 {
 	const __u64 want[2] = {
 		(__u64)laps * q->r[TX].size + 8, (__u64)laps * q->r[RX].size + 8,
@@ -710,13 +742,54 @@ static void run_laps(struct __test_metadata *_metadata, struct queue_self *self,
 		make_batch(&b, q, n % 2 ? d : h, n % 2 ? h : d, 3 + rnd() % (NWIN - 3), n % NSHAPES,
 			   n < 2 ? DESC_MAX_LEN : 0);
 		snprintf(what, sizeof(what), "%s, batch %d", where, n);
-		run_batch(_metadata, self, q, &b, exact, what);
+		run_batch(_metadata, self, q, &b, how, what);
 	}
 	TH_LOG("%s: %d batches, %llu TX and %llu RX descriptors", where, n,
 	       (unsigned long long)q->r[TX].started, (unsigned long long)q->r[RX].started);
 }
 
 /* ---- round_trip ------------------------------------------------------ */
+
+/*
+ * DMA_ENG_SET_STATE on @q's engine: a batch started while it is stopped
+ * waits for it to run again; aborted, it reads so until it is run again;
+ * what it refuses changes nothing.
+ */
+static void engine_states(struct __test_metadata *_metadata, struct queue_self *self,
+			  const struct queue_variant *variant, struct uqueue *q,
+			  struct chunk *h, struct chunk *d)
+{
+	static const __u32 bad_state[] = { NEURON_DMA_ENG_IDLE, 4, 5, 0x80000000, ~0U };
+	const __u32 bad_eng[] = { variant->g->engines, 0x10000, ~0U };
+	struct batch b;
+	unsigned int i;
+
+	for (i = 0; i < ARRAY_SIZE(bad_state); i++) {
+		expect_is(_metadata, -EINVAL, eng_set(self->fd, q->eng, bad_state[i]), "state %u",
+			  bad_state[i]);
+		expect_is(_metadata, 1, engine_runs(self->fd, q->eng), "after state %u",
+			  bad_state[i]);
+	}
+	for (i = 0; i < ARRAY_SIZE(bad_eng); i++)
+		expect_is(_metadata, -EINVAL, eng_set(self->fd, bad_eng[i], NEURON_DMA_ENG_ABORT),
+			  "engine %u", bad_eng[i]);
+	for (i = variant->g->user; i < variant->g->engines; i++) {
+		expect_is(_metadata, -EBUSY, eng_set(self->fd, i, NEURON_DMA_ENG_ABORT),
+			  "host engine %u", i);
+		expect_is(_metadata, 1, engine_runs(self->fd, i), "host engine %u", i);
+	}
+
+	make_batch(&b, q, h, d, 4, NSHAPES, 0);
+	run_batch(_metadata, self, q, &b, RUN_EXACT | RUN_PAUSED, "started while stopped");
+	EXPECT_TRUE(engine_runs(self->fd, q->eng));
+
+	ASSERT_EQ(0, eng_set(self->fd, q->eng, NEURON_DMA_ENG_ABORT));
+	EXPECT_EQ(1, engine_reads(self->fd, q->eng, NEURON_DMA_ENG_ABORT));
+	ASSERT_EQ(0, eng_set(self->fd, q->eng, NEURON_DMA_ENG_NORMAL));
+	EXPECT_TRUE(engine_runs(self->fd, q->eng));
+	make_batch(&b, q, d, h, 4, NSHAPES, 0);
+	run_batch(_metadata, self, q, &b, RUN_EXACT, "after the abort");
+}
 
 /*
  * Random data host to device and back through one queue: laps of 32-slot
@@ -741,7 +814,7 @@ TEST_F_TIMEOUT(queue, round_trip, 300)
 		ring_check(_metadata, self, &q, &q.r[t], 0, RING_MIN, "nothing started yet");
 	EXPECT_TRUE(engine_runs(self->fd, q.eng));
 
-	run_laps(_metadata, self, &q, &h, &d, 4, 1, "host rings");
+	run_laps(_metadata, self, &q, &h, &d, 4, RUN_EXACT, "host rings");
 	chunk_check_all(_metadata, self, &h, "after the laps of host rings");
 	chunk_check_all(_metadata, self, &d, "after the laps of host rings");
 	for (t = 0; t < 2; t++) {
@@ -749,6 +822,7 @@ TEST_F_TIMEOUT(queue, round_trip, 300)
 		ring_check(_metadata, self, &q, &q.r[t], RING_MIN - 1, 1, "the last slot");
 		ring_check(_metadata, self, &q, &q.r[t], 3, 5, "slots 3 to 7");
 	}
+	engine_states(_metadata, self, variant, &q, &h, &d);
 
 	/*
 	 * The engine was given copies: new descriptors in the runtime's rings,
@@ -1149,7 +1223,7 @@ static void smuggled(struct __test_metadata *_metadata, struct queue_self *self,
 	/* To slot 28 of 32, 4 copies at a time. */
 	for (i = 0; i < 7; i++) {
 		make_batch(&b, q, &k->src, &k->dst, 4, NSHAPES, 0);
-		run_batch(_metadata, self, q, &b, 1, "4 copies");
+		run_batch(_metadata, self, q, &b, RUN_EXACT, "4 copies");
 	}
 	ASSERT_EQ(RING_MIN - 4, ring_tail(&q->r[TX]));
 
@@ -1190,7 +1264,7 @@ static void smuggled(struct __test_metadata *_metadata, struct queue_self *self,
 
 	/* Good descriptors in the same slots. */
 	make_batch(&b, q, &k->src, &k->dst, n, ONE_TO_ONE, 0);
-	run_batch(_metadata, self, q, &b, 1, "after the refused starts");
+	run_batch(_metadata, self, q, &b, RUN_EXACT, "after the refused starts");
 	for (t = 0; t < 2; t++)
 		ring_check(_metadata, self, q, &q->r[t], 0, RING_MIN, "after the refused starts");
 	EXPECT_TRUE(engine_runs(self->fd, q->eng));
@@ -1331,6 +1405,8 @@ static void foreign_queues(struct __test_metadata *_metadata, struct queue_self 
 			  qop(self->fd, op, FOREIGN_ENG, FOREIGN_Q, k->one.h, k->one.h),
 			  "%s of another process's queue", qop_name[op]);
 	EXPECT_EQ(-EBUSY, eng_init(self->fd, FOREIGN_ENG));
+	EXPECT_EQ(-EBUSY, eng_set(self->fd, FOREIGN_ENG, NEURON_DMA_ENG_ABORT));
+	EXPECT_EQ(-EBUSY, eng_set(self->fd, FOREIGN_ENG, NEURON_DMA_ENG_DISABLE));
 	/* Its rings are not this process's either. */
 	EXPECT_EQ(-EINVAL, q_init(self->fd, qi(FOREIGN_ENG, FOREIGN_Q + 2, RING_MIN, RING_MIN,
 					       k->theirs[0], k->one.h)));
@@ -1594,7 +1670,7 @@ static void exits(struct __test_metadata *_metadata, struct queue_self *self,
 	EXPECT_EQ(0, q_release(self->fd, e2, q2));
 	queue_up(_metadata, self, &q);
 	make_batch(&b, &q, &h, &d, NWIN, SCATTER, 0);
-	run_batch(_metadata, self, &q, &b, 1, how);
+	run_batch(_metadata, self, &q, &b, RUN_EXACT, how);
 	EXPECT_EQ(0, q_release(self->fd, q.eng, q.qid));
 	ring_free(_metadata, self, &q.r[TX]);
 	ring_free(_metadata, self, &q.r[RX]);

@@ -451,16 +451,18 @@ static inline void unmap_all(struct undo *u)
  * @user: engines 0..user-1 are the runtime's
  * @engines: user..engines-1 are the host engines (the driver's)
  * @nhbm: memory channels
+ * @ncs: NeuronCores; they share the host engines evenly
  */
 struct nt_gen {
 	const char *gen;
 	unsigned int user;
 	unsigned int engines;
 	int nhbm;
+	unsigned int ncs;
 };
 
-static const struct nt_gen nt_gen_v2 = { "v2", 32, 34, 2 };
-static const struct nt_gen nt_gen_v3 = { "v3", 128, 132, 4 };
-static const struct nt_gen nt_gen_v4 = { "v4", 128, 132, 4 };
+static const struct nt_gen nt_gen_v2 = { "v2", 32, 34, 2, 2 };
+static const struct nt_gen nt_gen_v3 = { "v3", 128, 132, 4, 8 };
+static const struct nt_gen nt_gen_v4 = { "v4", 128, 132, 4, 8 };
 
 #endif /* _NEURON_MEM_H */

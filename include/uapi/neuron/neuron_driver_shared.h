@@ -179,12 +179,29 @@ enum neuron_cinit_state {
 };
 
 /**
+ * enum neuron_dma_eng_state_code - a DMA engine half's state
+ * @NEURON_DMA_ENG_DISABLE: stopped (set only; reads back as idle)
+ * @NEURON_DMA_ENG_IDLE: nothing active (read only)
+ * @NEURON_DMA_ENG_NORMAL: running
+ * @NEURON_DMA_ENG_ABORT: stopped by an error or an abort request
+ *
+ * Values of &neuron_dma_eng_state.tx_state and .rx_state, and of
+ * &neuron_ioctl_dma_eng_set_state.state.
+ */
+enum neuron_dma_eng_state_code {
+	NEURON_DMA_ENG_DISABLE	= 0,
+	NEURON_DMA_ENG_IDLE	= 1,
+	NEURON_DMA_ENG_NORMAL	= 2,
+	NEURON_DMA_ENG_ABORT	= 3
+};
+
+/**
  * struct neuron_dma_eng_state - snapshot of one DMA engine
  * @revision_id: engine hardware revision.
  * @max_queues: number of queues the engine implements.
  * @num_queues: number of queues currently enabled.
- * @tx_state: state of the transmit side.
- * @rx_state: state of the receive side.
+ * @tx_state: state of the transmit side (enum neuron_dma_eng_state_code).
+ * @rx_state: state of the receive side (enum neuron_dma_eng_state_code).
  *
  * Filled by NEURON_IOCTL_DMA_ENG_GET_STATE.
  */

@@ -753,7 +753,9 @@ struct neuron_ioctl_dma_eng_init {
 /**
  * struct neuron_ioctl_dma_eng_set_state - change a DMA engine's state
  * @eng_id: In. DMA engine.
- * @state: In. New state.
+ * @state: In. New state of both halves: NEURON_DMA_ENG_DISABLE,
+ *	NEURON_DMA_ENG_NORMAL or NEURON_DMA_ENG_ABORT
+ *	(enum neuron_dma_eng_state_code).
  *
  * NEURON_IOCTL_DMA_ENG_SET_STATE.
  */

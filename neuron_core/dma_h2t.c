@@ -1,0 +1,215 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * Host-to-device copy queues: H2T_DMA_ALLOC_QUEUES, H2T_DMA_FREE_QUEUES,
+ * and the queue a zero-copy transfer names (h2t_qid).
+ *
+ * Each NeuronCore has a host engine (v2: one per core; v3 and v4: one per
+ * pair of cores), and on it a default queue per core sharing the engine:
+ * queues 0..(cores per engine - 1).  A process claims the engine's other
+ * queues as copy queues and names one in MEM_BUF_ZEROCOPY64[_BATCHES].
+ *
+ * The driver moves the bytes of every copy on whichever of its channels is
+ * free (dma.c), so a copy queue is a claim the driver checks, not a ring of
+ * its own: copies through it are exactly as ordered and as fast as copies
+ * through the default queue.  Claims are released by H2T_DMA_FREE_QUEUES,
+ * at the claiming process's last close, and by a reset of their core.
+ * Service queues (rings the runtime programs on the host engine) are not
+ * provided: asking for one fails with -EOPNOTSUPP.  See Documentation/dma.rst.
+ */
+
+#include <linux/mutex.h>
+#include <linux/pid.h>
+#include <linux/sched.h>
+#include <linux/sched/signal.h>
+
+#include "core.h"
+
+/*
+ * Where core @nc's copy queues are: *@eng, the index of its host engine,
+ * and *@per, the cores sharing that engine (its queues 0..*@per-1 are
+ * their default queues).
+ */
+static int neuron_h2t_where(struct neuron_device *nd, u32 nc, unsigned int *eng,
+			    unsigned int *per)
+{
+	const struct neuron_udma_gen *gen = nd->dhal.dhal->udma;
+	u32 ncs = nd->dhal.dhal->layout->nc_count;
+	unsigned int hosts;
+
+	if (!gen)
+		return -EOPNOTSUPP;
+	if (nc >= ncs)
+		return -EINVAL;
+	hosts = gen->engines - gen->groups * gen->group_engines;
+	if (!hosts || hosts > NEURON_DMA_MAX_CHANS || ncs % hosts ||
+	    ncs / hosts >= gen->queues)
+		return -EOPNOTSUPP;
+	*per = ncs / hosts;
+	*eng = nc / *per;
+	return 0;
+}
+
+static void neuron_h2t_drop(struct neuron_dma_h2t *h, unsigned int q)
+{
+	put_pid(h->owner[q]);
+	h->owner[q] = NULL;
+	h->nc[q] = 0;
+}
+
+/**
+ * neuron_dma_h2t_alloc() - H2T_DMA_ALLOC_QUEUES: claim copy queues
+ * @nd: the device
+ * @nc: NeuronCore
+ * @count: copy queues wanted
+ * @bmap: set to the queues claimed
+ * @def: set to @nc's default queue
+ *
+ * All or nothing, for the calling process.
+ *
+ * Return: 0; -EINVAL for a bad core; -E2BIG for more queues than the engine
+ * has besides its default queues; -ENOSPC when too few are free;
+ * -EOPNOTSUPP on a device without host engines.
+ */
+int neuron_dma_h2t_alloc(struct neuron_device *nd, u32 nc, u32 count, u32 *bmap, u32 *def)
+{
+	struct neuron_dma *dma = &nd->dma;
+	unsigned int eng, per, q, nq = nd->dhal.dhal->udma ? nd->dhal.dhal->udma->queues : 0;
+	struct neuron_dma_h2t *h;
+	u32 free = 0;
+	int ret;
+
+	ret = neuron_h2t_where(nd, nc, &eng, &per);
+	if (ret)
+		return ret;
+	if (count > nq - per)
+		return -E2BIG;
+	h = &dma->h2t[eng];
+	mutex_lock(&dma->h2t_lock);
+	for (q = per; q < nq && hweight32(free) < count; q++)
+		if (!h->owner[q])
+			free |= BIT(q);
+	if (hweight32(free) < count) {
+		ret = -ENOSPC;
+	} else {
+		for (q = per; q < nq; q++) {
+			if (!(free & BIT(q)))
+				continue;
+			h->owner[q] = get_pid(task_tgid(current));
+			h->nc[q] = nc;
+		}
+	}
+	mutex_unlock(&dma->h2t_lock);
+	if (ret)
+		return ret;
+	*bmap = free;
+	*def = nc % per;
+	return 0;
+}
+
+/**
+ * neuron_dma_h2t_free() - H2T_DMA_FREE_QUEUES: release copy queues
+ * @nd: the device
+ * @nc: NeuronCore
+ * @bmap: queues; @nc's default queue may be among them (it stays)
+ *
+ * All or nothing.
+ *
+ * Return: 0; -EINVAL for a bad core, or a queue in @bmap that is not one
+ * the calling process claimed for @nc; -EOPNOTSUPP as neuron_dma_h2t_alloc().
+ */
+int neuron_dma_h2t_free(struct neuron_device *nd, u32 nc, u32 bmap)
+{
+	struct neuron_dma *dma = &nd->dma;
+	unsigned int eng, per, q, nq = nd->dhal.dhal->udma ? nd->dhal.dhal->udma->queues : 0;
+	struct pid *self = task_tgid(current);
+	struct neuron_dma_h2t *h;
+	int ret;
+
+	ret = neuron_h2t_where(nd, nc, &eng, &per);
+	if (ret)
+		return ret;
+	bmap &= ~BIT(nc % per);
+	if (bmap & ~GENMASK(nq - 1, per))
+		return -EINVAL;
+	h = &dma->h2t[eng];
+	mutex_lock(&dma->h2t_lock);
+	for (q = per; q < nq; q++)
+		if ((bmap & BIT(q)) && (h->owner[q] != self || h->nc[q] != nc))
+			ret = -EINVAL;
+	if (!ret)
+		for (q = per; q < nq; q++)
+			if (bmap & BIT(q))
+				neuron_h2t_drop(h, q);
+	mutex_unlock(&dma->h2t_lock);
+	return ret;
+}
+
+/**
+ * neuron_dma_h2t_check() - may the caller copy through queue @qid of core @nc?
+ * @nd: the device
+ * @nc: the NeuronCore of the chunk copied to or from
+ * @qid: NEURON_DMA_H2T_DEFAULT_QID, @nc's default queue, or a copy queue
+ *	the calling process claimed for @nc
+ *
+ * Return: 0, or -ENOENT.
+ */
+int neuron_dma_h2t_check(struct neuron_device *nd, u32 nc, s32 qid)
+{
+	struct neuron_dma *dma = &nd->dma;
+	unsigned int eng, per;
+	int ret;
+
+	if (qid == NEURON_DMA_H2T_DEFAULT_QID)
+		return 0;
+	if (neuron_h2t_where(nd, nc, &eng, &per) || qid < 0 ||
+	    qid >= nd->dhal.dhal->udma->queues)
+		return -ENOENT;
+	if (qid == nc % per)
+		return 0;
+	mutex_lock(&dma->h2t_lock);
+	ret = dma->h2t[eng].owner[qid] == task_tgid(current) && dma->h2t[eng].nc[qid] == nc ?
+	      0 : -ENOENT;
+	mutex_unlock(&dma->h2t_lock);
+	return ret;
+}
+
+/*
+ * Release the claims that @tgid made (any process when NULL) for a core in
+ * @cores.
+ */
+static void neuron_h2t_release(struct neuron_device *nd, struct pid *tgid, u32 cores)
+{
+	struct neuron_dma *dma = &nd->dma;
+	unsigned int e, q;
+
+	mutex_lock(&dma->h2t_lock);
+	for (e = 0; e < NEURON_DMA_MAX_CHANS; e++) {
+		struct neuron_dma_h2t *h = &dma->h2t[e];
+
+		for (q = 0; q < NEURON_UDMA_MAX_QUEUES; q++)
+			if (h->owner[q] && (!tgid || h->owner[q] == tgid) &&
+			    (h->nc[q] >= 32 || (cores & BIT(h->nc[q]))))
+				neuron_h2t_drop(h, q);
+	}
+	mutex_unlock(&dma->h2t_lock);
+}
+
+/**
+ * neuron_dma_h2t_detach() - a process detached: release its copy queues
+ * @nd: the device
+ * @tgid: the process
+ */
+void neuron_dma_h2t_detach(struct neuron_device *nd, struct pid *tgid)
+{
+	neuron_h2t_release(nd, tgid, U32_MAX);
+}
+
+/**
+ * neuron_dma_h2t_reset() - cores were reset: their copy queues are released
+ * @nd: the device
+ * @cores: bitmap of the cores (U32_MAX: the device)
+ */
+void neuron_dma_h2t_reset(struct neuron_device *nd, u32 cores)
+{
+	neuron_h2t_release(nd, NULL, cores);
+}
