@@ -54,6 +54,11 @@ module_param_named(dma_timeout_ms, neuron_dma_timeout_ms, uint, 0644);
 MODULE_PARM_DESC(dma_timeout_ms,
 		 "Longest wait for one DMA transfer, in ms, before it is aborted (default 10000)");
 
+unsigned int neuron_dma_shadow_max_kb = SZ_256K;
+module_param_named(dma_shadow_max_kb, neuron_dma_shadow_max_kb, uint, 0644);
+MODULE_PARM_DESC(dma_shadow_max_kb,
+		 "Most driver memory, in KiB per device, for the shadow rings of user DMA queues (default 262144)");
+
 /* ---- The engine library's registration ------------------------------- */
 
 /* Protects neuron_udma_impl. */
@@ -998,6 +1003,7 @@ void neuron_dma_init(struct neuron_device *nd)
 	spin_lock_init(&dma->busy_lock);
 	atomic_set(&dma->async_held, 0);
 	atomic_set(&dma->epoch, 0);
+	atomic64_set(&dma->shadow_bytes, 0);
 	xa_init(&dma->uengs);
 	mutex_init(&dma->h2t_lock);
 }
@@ -1080,6 +1086,7 @@ static int neuron_dma_debugfs_show(struct seq_file *s, void *unused)
 	seq_printf(s, "timeouts: %lld\n", (long long)atomic64_read(&dma->timeouts));
 	seq_printf(s, "aborted: %lld\n", (long long)atomic64_read(&dma->errors));
 	seq_printf(s, "interrupted: %lld\n", (long long)atomic64_read(&dma->interrupted));
+	seq_printf(s, "queue_shadow_bytes: %lld\n", (long long)atomic64_read(&dma->shadow_bytes));
 	return 0;
 }
 DEFINE_SHOW_ATTRIBUTE(neuron_dma_debugfs);

@@ -152,6 +152,8 @@ struct neuron_dma_h2t {
  * @interrupted: waits a fatal signal ended
  * @uengs: engine id -> &struct neuron_dma_ueng, made on first use (under
  *	@lock), freed when the device goes
+ * @shadow_bytes: bytes of user queues' shadow rings (at most
+ *	neuron_dma_shadow_max_kb KiB)
  * @h2t_lock: protects @h2t
  * @h2t: copy queues claimed on each host engine (dma_h2t.c)
  */
@@ -177,6 +179,7 @@ struct neuron_dma {
 	atomic64_t errors;
 	atomic64_t interrupted;
 	struct xarray uengs;
+	atomic64_t shadow_bytes;
 	/* Protects h2t. */
 	struct mutex h2t_lock;
 	struct neuron_dma_h2t h2t[NEURON_DMA_MAX_CHANS];
@@ -195,6 +198,7 @@ struct neuron_dma_async {
 };
 
 extern unsigned int neuron_dma_timeout_ms;
+extern unsigned int neuron_dma_shadow_max_kb;
 
 void neuron_dma_init(struct neuron_device *nd);
 void neuron_dma_device_gone(struct neuron_device *nd);

@@ -99,9 +99,11 @@ static int neuron_uq_engine_ready(struct neuron_dma *dma, struct neuron_dma_ueng
 
 static void neuron_uq_half_free(struct neuron_dma *dma, struct neuron_dma_uhalf *h)
 {
-	if (h->shadow)
+	if (h->shadow) {
 		dma_free_coherent(dma->nd->bus.parent, h->size * sizeof(*h->shadow), h->shadow,
 				  h->shadow_dma);
+		atomic64_sub(h->size * sizeof(*h->shadow), &dma->shadow_bytes);
+	}
 	neuron_mem_put(h->mc);
 	memset(h, 0, sizeof(*h));
 }
@@ -131,10 +133,14 @@ static void neuron_uq_release_locked(struct neuron_dma *dma, struct neuron_dma_u
 	uq->owner = NULL;
 }
 
-/* A ring for one half: a chunk of the caller's holding @count descriptors. */
+/*
+ * A ring for one half: a chunk of the caller's holding @count descriptors,
+ * and its shadow, within the device's budget for shadows.
+ */
 static int neuron_uq_half_setup(struct neuron_dma *dma, struct neuron_dma_uhalf *h, u64 handle,
 				u32 count)
 {
+	u64 bytes = (u64)count * sizeof(*h->shadow);
 	struct neuron_device *nd = dma->nd;
 
 	if (count < NEURON_UDMA_RING_MIN || count > NEURON_DMA_UQ_MAX_DESCS ||
@@ -145,10 +151,21 @@ static int neuron_uq_half_setup(struct neuron_dma *dma, struct neuron_dma_uhalf 
 		return -EINVAL;
 	if ((u64)count * NEURON_UDMA_DESC_SIZE > h->mc->size)
 		return -EINVAL;
+	if (atomic64_add_return(bytes, &dma->shadow_bytes) >
+	    (u64)READ_ONCE(neuron_dma_shadow_max_kb) * SZ_1K) {
+		atomic64_sub(bytes, &dma->shadow_bytes);
+		dev_warn_ratelimited(nd->bus.parent,
+				     "neuron%d: user DMA rings need more than dma_shadow_max_kb (%u KiB)\n",
+				     nd->index, READ_ONCE(neuron_dma_shadow_max_kb));
+		return -ENOMEM;
+	}
 	h->size = count;
-	h->shadow = dma_alloc_coherent(nd->bus.parent, count * sizeof(*h->shadow),
-				       &h->shadow_dma, GFP_KERNEL);
-	return h->shadow ? 0 : -ENOMEM;
+	h->shadow = dma_alloc_coherent(nd->bus.parent, bytes, &h->shadow_dma, GFP_KERNEL);
+	if (!h->shadow) {
+		atomic64_sub(bytes, &dma->shadow_bytes);
+		return -ENOMEM;
+	}
+	return 0;
 }
 
 /**
@@ -461,7 +478,7 @@ int neuron_dma_copy_descriptors(struct neuron_device *nd, u64 handle, const void
 {
 	struct neuron_udma_desc *d;
 	struct neuron_mem_chunk *mc;
-	u64 bytes, end;
+	u64 bytes;
 	u32 i;
 	int ret;
 
@@ -476,7 +493,7 @@ int neuron_dma_copy_descriptors(struct neuron_device *nd, u64 handle, const void
 		return -EINVAL;
 	bytes = (u64)num * NEURON_UDMA_DESC_SIZE;
 	ret = -EINVAL;
-	if (check_add_overflow(off, bytes, &end) || end > mc->size)
+	if (!neuron_mem_range_ok(mc, off, bytes))
 		goto out;
 	ret = -ENOMEM;
 	d = kvmalloc(bytes, GFP_KERNEL);

@@ -134,7 +134,7 @@ static const struct neuron_ioctl_family neuron_ioctls[NEURON_IOCTL_MAX_NR + 1] =
 	   NEURON_IOCTL_MEM_BUF_COPY64, neuron_ioctl_mem_buf_copy64),
 	F1(ATT, NEURON_IOCTL_MEM_GET_PA, neuron_ioctl_mem_get_pa),
 	F1(ATT, NEURON_IOCTL_MEM_GET_INFO, neuron_ioctl_mem_get_info),
-	F1(ATT, NEURON_IOCTL_PROGRAM_ENGINE, PENDING),
+	F1(ATT, NEURON_IOCTL_PROGRAM_ENGINE, neuron_ioctl_program_engine),
 	F2(ATT, NEURON_IOCTL_MEMSET, neuron_ioctl_memset,
 	   NEURON_IOCTL_MEMSET64, neuron_ioctl_memset64),
 	F1(ATT, NEURON_IOCTL_MEM_GET_EXTENDED_INFO, neuron_ioctl_mem_get_extended_info),
@@ -205,8 +205,8 @@ static const struct neuron_ioctl_family neuron_ioctls[NEURON_IOCTL_MAX_NR + 1] =
 	F1(ATT, NEURON_IOCTL_NC_RESET, neuron_ioctl_nc_reset),
 	F1(ATT, NEURON_IOCTL_NC_RESET_READY, neuron_ioctl_nc_reset_ready),
 
-	F2(ATT, NEURON_IOCTL_PROGRAM_ENGINE_NC, PENDING,
-	   NEURON_IOCTL_PROGRAM_ENGINE_NC64, PENDING),
+	F2(ATT, NEURON_IOCTL_PROGRAM_ENGINE_NC, neuron_ioctl_program_engine_nc,
+	   NEURON_IOCTL_PROGRAM_ENGINE_NC64, neuron_ioctl_program_engine_nc64),
 	/* nr 106: two unrelated commands; BDF_EXT puts them on the free lane */
 	F2(ANY, NEURON_IOCTL_DEVICE_RESET_STATUS, neuron_ioctl_reset_status,
 	   NEURON_IOCTL_DEVICE_BDF_EXT, neuron_ioctl_bdf_ext),

@@ -65,6 +65,9 @@ long neuron_ioctl_mem_buf_copy(struct neuron_file *nf, void __user *arg);
 long neuron_ioctl_mem_buf_copy64(struct neuron_file *nf, void __user *arg);
 long neuron_ioctl_mem_buf_zerocopy64(struct neuron_file *nf, void __user *arg);
 long neuron_ioctl_mem_buf_zerocopy64_batches(struct neuron_file *nf, void __user *arg);
+long neuron_ioctl_program_engine(struct neuron_file *nf, void __user *arg);
+long neuron_ioctl_program_engine_nc(struct neuron_file *nf, void __user *arg);
+long neuron_ioctl_program_engine_nc64(struct neuron_file *nf, void __user *arg);
 
 /* ioctl_dma.c: DMA copies and engine state */
 long neuron_ioctl_mem_copy(struct neuron_file *nf, void __user *arg);

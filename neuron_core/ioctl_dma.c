@@ -18,14 +18,6 @@
 /* The revision of the UDMA engine every generation has. */
 #define NEURON_DMA_REVISION	4
 
-/* [off, off + size) lies inside @mc. */
-static bool neuron_dma_range_ok(const struct neuron_mem_chunk *mc, u64 off, u64 size)
-{
-	u64 end;
-
-	return !check_add_overflow(off, size, &end) && end <= mc->size;
-}
-
 /* Both chunks of a copy, checked; drop them with neuron_dma_put_pair(). */
 static int neuron_dma_get_pair(struct neuron_device *nd, u64 src_h, u64 src_off, u64 dst_h,
 			       u64 dst_off, u64 size, struct neuron_mem_chunk **src,
@@ -35,7 +27,7 @@ static int neuron_dma_get_pair(struct neuron_device *nd, u64 src_h, u64 src_off,
 	*dst = *src ? neuron_mem_get(nd, dst_h) : NULL;
 	if (!*src || !*dst)
 		goto bad;
-	if (!neuron_dma_range_ok(*src, src_off, size) || !neuron_dma_range_ok(*dst, dst_off, size))
+	if (!neuron_mem_range_ok(*src, src_off, size) || !neuron_mem_range_ok(*dst, dst_off, size))
 		goto bad;
 	/* Within one chunk the ranges must not overlap. */
 	if (*src == *dst && size && src_off < dst_off + size && dst_off < src_off + size)
@@ -110,7 +102,7 @@ static long neuron_ioctl_fill(struct neuron_file *nf, u64 handle, u64 off, u32 v
 
 	if (!mc)
 		return -EINVAL;
-	if (neuron_dma_range_ok(mc, off, size))
+	if (neuron_mem_range_ok(mc, off, size))
 		ret = neuron_dma_memset(nf->nd, mc, off, value & 0xff, size);
 	neuron_mem_put(mc);
 	return ret;

@@ -353,14 +353,6 @@ static long neuron_buf_copy_mc(struct neuron_file *nf, struct neuron_mem_chunk *
 	return copy_to_user(buf, mc->va + offset, size) ? -EFAULT : 0;
 }
 
-/* The range [@offset, @offset + @size) lies inside @mc. */
-static bool neuron_buf_in_chunk(const struct neuron_mem_chunk *mc, u64 offset, u64 size)
-{
-	u64 end;
-
-	return !check_add_overflow(offset, size, &end) && end <= mc->size;
-}
-
 static long neuron_ioctl_buf_copy(struct neuron_file *nf, u64 handle, void __user *buf,
 				  u64 size, u64 offset, bool to_chunk, s32 h2t_qid)
 {
@@ -371,7 +363,7 @@ static long neuron_ioctl_buf_copy(struct neuron_file *nf, u64 handle, void __use
 	if (!mc)
 		return -EINVAL;
 	ret = -EINVAL;
-	if (!neuron_buf_in_chunk(mc, offset, size))
+	if (!neuron_mem_range_ok(mc, offset, size))
 		goto out;
 	ret = neuron_dma_h2t_check(nf->nd, mc->nc_id, h2t_qid);
 	if (!ret)
@@ -441,6 +433,91 @@ long neuron_ioctl_mem_buf_zerocopy64(struct neuron_file *nf, void __user *arg)
 				     a.offset, a.is_copy_to_device, a.h2t_qid);
 }
 
+/*
+ * PROGRAM_ENGINE*: @size bytes from user @buf + @offset to device address
+ * @dst + @offset.  Only destinations inside one of the caller's device
+ * chunks are written; the engine windows the reference also allowed are not
+ * described by the DHALs (Documentation/dma.rst).
+ */
+static long neuron_program(struct neuron_file *nf, u64 dst, const void *buf, u64 size,
+			   u64 offset)
+{
+	struct neuron_mem_chunk *mc;
+	u64 pa, end, ubuf;
+	long ret;
+
+	if (check_add_overflow(dst, offset, &pa) || check_add_overflow(pa, size, &end))
+		return -EINVAL;
+	if (check_add_overflow((u64)(uintptr_t)buf, offset, &ubuf))
+		return -EFAULT;
+	if (!size)
+		return 0;
+	mc = neuron_mem_get_by_pa(nf->nd, pa);
+	if (!mc)
+		return -EOPNOTSUPP;
+	ret = -EINVAL;
+	if (mc->location != NEURON_MEM_HOST && neuron_mem_range_ok(mc, pa - mc->pa, size))
+		ret = neuron_buf_copy_mc(nf, mc, u64_to_user_ptr(ubuf), size, pa - mc->pa, true);
+	neuron_mem_put(mc);
+	return ret;
+}
+
+/**
+ * neuron_ioctl_program_engine() - NEURON_IOCTL_PROGRAM_ENGINE
+ * @nf: the file
+ * @arg: struct neuron_ioctl_program_engine
+ *
+ * Return: 0; -EFAULT; -EINVAL for an overflowing address, a host chunk or a
+ * range past the end of the chunk; -EOPNOTSUPP for a destination outside
+ * the caller's chunks; transfer errors.
+ */
+long neuron_ioctl_program_engine(struct neuron_file *nf, void __user *arg)
+{
+	struct neuron_ioctl_program_engine a;
+
+	if (copy_from_user(&a, arg, sizeof(a)))
+		return -EFAULT;
+	return neuron_program(nf, a.dst, a.buffer, a.size, a.offset);
+}
+
+/**
+ * neuron_ioctl_program_engine_nc() - NEURON_IOCTL_PROGRAM_ENGINE_NC
+ * @nf: the file
+ * @arg: struct neuron_ioctl_program_engine_nc
+ *
+ * Any free driver channel moves the bytes; nc_id is checked.
+ *
+ * Return: as neuron_ioctl_program_engine(); -EINVAL for a bad core.
+ */
+long neuron_ioctl_program_engine_nc(struct neuron_file *nf, void __user *arg)
+{
+	struct neuron_ioctl_program_engine_nc a;
+
+	if (copy_from_user(&a, arg, sizeof(a)))
+		return -EFAULT;
+	if (a.nc_id >= nf->nd->dhal.dhal->layout->nc_count)
+		return -EINVAL;
+	return neuron_program(nf, a.dst, a.buffer, a.size, a.offset);
+}
+
+/**
+ * neuron_ioctl_program_engine_nc64() - NEURON_IOCTL_PROGRAM_ENGINE_NC64
+ * @nf: the file
+ * @arg: struct neuron_ioctl_program_engine_nc64
+ *
+ * Return: as neuron_ioctl_program_engine_nc().
+ */
+long neuron_ioctl_program_engine_nc64(struct neuron_file *nf, void __user *arg)
+{
+	struct neuron_ioctl_program_engine_nc64 a;
+
+	if (copy_from_user(&a, arg, sizeof(a)))
+		return -EFAULT;
+	if (a.nc_id >= nf->nd->dhal.dhal->layout->nc_count)
+		return -EINVAL;
+	return neuron_program(nf, a.dst, a.buffer, a.size, a.offset);
+}
+
 /* What MEM_BUF_ZEROCOPY64_BATCHES is given at most in one call. */
 #define NEURON_ZC_MAX_BATCHES	4096
 #define NEURON_ZC_MAX_OPS	SZ_64K
@@ -500,7 +577,7 @@ static long neuron_zc_read(struct neuron_file *nf,
 		b[i].ops = ops;
 		for (k = 0; k < b[i].num_ops; k++, ops++) {
 			if (!ops->size || check_add_overflow(b[i].base, ops->offset, &off) ||
-			    !neuron_buf_in_chunk(b[i].mc, off, ops->size))
+			    !neuron_mem_range_ok(b[i].mc, off, ops->size))
 				return -EINVAL;
 			if (!ops->buffer || !access_ok(neuron_user_ptr(ops->buffer), ops->size))
 				return -EFAULT;

@@ -9,6 +9,7 @@
 #include <linux/kref.h>
 #include <linux/maple_tree.h>
 #include <linux/mutex.h>
+#include <linux/overflow.h>
 #include <linux/types.h>
 #include <linux/xarray.h>
 
@@ -164,5 +165,20 @@ int neuron_mem_mmap(struct file *file, struct vm_area_struct *vma);
 bool neuron_mem_is_chunk_vma(struct vm_area_struct *vma);
 int neuron_mem_dump(struct neuron_device *nd, u32 hbm, struct neuron_ioctl_mem_chunk_info *out,
 		    u32 capacity, u32 *total);
+
+/**
+ * neuron_mem_range_ok() - does [@off, @off + @size) lie inside @mc?
+ * @mc: a chunk
+ * @off: offset in it
+ * @size: bytes
+ *
+ * Return: true when the range neither overflows nor runs past the end.
+ */
+static inline bool neuron_mem_range_ok(const struct neuron_mem_chunk *mc, u64 off, u64 size)
+{
+	u64 end;
+
+	return !check_add_overflow(off, size, &end) && end <= mc->size;
+}
 
 #endif /* _NEURON_CORE_MEM_H */

@@ -1486,6 +1486,20 @@ static __u32 claim(struct __test_metadata *_metadata, int fd, __u32 nc, __u32 co
 	return a.copy_queue_bmap;
 }
 
+/* NC_RESET of the cores in @map, and its wait: 0, or what failed. */
+static long core_reset(int fd, __u32 map)
+{
+	struct neuron_ioctl_device_reset rs = { .nc_map = map };
+	struct neuron_ioctl_device_ready rd = { .result = -7 };
+	long ret = xioctl(fd, NEURON_IOCTL_NC_RESET, &rs);
+
+	if (ret)
+		return ret;
+	rd.request_id = rs.request_id;
+	ret = xioctl(fd, NEURON_IOCTL_NC_RESET_READY, &rd);
+	return ret ? ret : rd.result;
+}
+
 /* Random bytes to @t at @off through queue @qid and back through @back. */
 static void zc_round(struct __test_metadata *_metadata, struct dma_self *self,
 		     struct tchunk *t, int qid, int back)
@@ -1558,7 +1572,7 @@ static int queue_taker(const struct dma_self *self, __u32 count, __u32 want)
 /*
  * H2T_DMA_ALLOC_QUEUES and H2T_DMA_FREE_QUEUES: claims, the copies through
  * them, what is refused (changing nothing), another process's view, and
- * release at exit.  GET_ASYNC_H2T_DMA_COMPL_QUEUES has no queue to report.
+ * release at exit and by a core reset.  GET_ASYNC_H2T_DMA_COMPL_QUEUES has no queue to report.
  */
 TEST_F_TIMEOUT(dma, copy_queues, 300)
 {
@@ -1659,7 +1673,12 @@ TEST_F_TIMEOUT(dma, copy_queues, 300)
 	cq.qid_bitmap = 0;
 	EXPECT_EQ(-EINVAL, xioctl(self->fd, NEURON_IOCTL_GET_ASYNC_H2T_DMA_COMPL_QUEUES, &cq));
 
-	EXPECT_EQ(0, h2t_free(self->fd, 0, mine | rest));
+	/* A reset of core 0 ends its claims (all of its engine's); the last core keeps its. */
+	ASSERT_EQ(0, core_reset(self->fd, 1));
+	EXPECT_EQ(-ENOENT, zerocopy(self->fd, d.h, d.shadow, 64, 0, 1, __builtin_ctz(mine)));
+	EXPECT_EQ(-EINVAL, h2t_free(self->fd, 0, mine));
+	EXPECT_EQ(-EINVAL, h2t_free(self->fd, 0, rest));
+	zc_round(_metadata, self, &far, __builtin_ctz(farq), NEURON_DMA_H2T_DEFAULT_QID);
 	EXPECT_EQ(0, h2t_free(self->fd, last, farq));
 	EXPECT_EQ(all, claim(_metadata, self->fd, 0, spare, per));
 	EXPECT_EQ(0, h2t_free(self->fd, 0, all));
@@ -1900,6 +1919,97 @@ TEST_F_TIMEOUT(dma, zerocopy_batches, 300)
 	free(in);
 	free(out);
 	free(z);
+}
+
+/* PROGRAM_ENGINE (form 0), PROGRAM_ENGINE_NC (1) or PROGRAM_ENGINE_NC64 (2). */
+static long program(int fd, int form, __u32 nc, __u64 dst, const void *buf, __u64 size,
+		    __u64 off)
+{
+	struct neuron_ioctl_program_engine p = {
+		.dst = dst, .buffer = (void *)buf, .size = size, .offset = off,
+	};
+	struct neuron_ioctl_program_engine_nc n = {
+		.nc_id = nc, .dst = dst, .buffer = (void *)buf, .size = size, .offset = off,
+	};
+	struct neuron_ioctl_program_engine_nc64 w = {
+		.nc_id = nc, .dst = dst, .buffer = (void *)buf, .size = size, .offset = off,
+	};
+
+	if (form == 0)
+		return xioctl(fd, NEURON_IOCTL_PROGRAM_ENGINE, &p);
+	if (form == 1)
+		return xioctl(fd, NEURON_IOCTL_PROGRAM_ENGINE_NC, &n);
+	return xioctl(fd, NEURON_IOCTL_PROGRAM_ENGINE_NC64, &w);
+}
+
+/*
+ * PROGRAM_ENGINE, _NC and _NC64 into the caller's device chunks: the
+ * offset applies to both the buffer and the address; what is outside
+ * those chunks is refused and changes nothing.
+ */
+TEST_F_TIMEOUT(dma, program_engine, 300)
+{
+	static const char * const form[] = { "PROGRAM_ENGINE", "_NC", "_NC64" };
+	const __u64 len = 65536 + 3 * pg + 5;
+	unsigned char *buf = malloc(2 * len);
+	struct dstats before, after;
+	struct tchunk d, h;
+	__u64 gone, gone_pa, off;
+	int f;
+
+	ASSERT_NE(NULL, buf);
+	tc_new(_metadata, self, &d, 0, 2 * len, self->nhbm - 1);
+	tc_new(_metadata, self, &h, 1, 4 * pg, 0);
+	for (f = 0; f < 3; f++) {
+		rnd_fill(buf, 2 * len);
+		off = 7 + f * 1000;
+		/* dst + off and buf + off, len bytes; then the very end of the chunk. */
+		EXPECT_EQ(0, program(self->fd, f, f ? variant->g->ncs - 1 : 0, d.pa, buf, len, off))
+			TH_LOG("%s", form[f]);
+		memcpy(d.shadow + off, buf + off, len);
+		EXPECT_EQ(0, program(self->fd, f, 0, d.pa + d.size - 3, buf, 3, 0))
+			TH_LOG("%s", form[f]);
+		memcpy(d.shadow + d.size - 3, buf, 3);
+		tc_check(_metadata, self, &d, form[f]);
+	}
+
+	ASSERT_EQ(0, alloc_dev(self->fd, pg, 0, &gone));
+	ASSERT_EQ(0, get_pa(self->fd, gone, &gone_pa));
+	ASSERT_EQ(0, mem_free(self->fd, gone));
+	ASSERT_EQ(0, dstats_read(&before));
+	for (f = 0; f < 3; f++) {
+		EXPECT_EQ(0, program(self->fd, f, 0, d.pa, buf, 0, 0)) TH_LOG("%s", form[f]);
+		EXPECT_EQ(-EINVAL, program(self->fd, f, 0, d.pa + d.size - 3, buf, 4, 0))
+			TH_LOG("%s", form[f]);
+		EXPECT_EQ(-EINVAL, program(self->fd, f, 0, d.pa, buf, 4, d.size - 3))
+			TH_LOG("%s", form[f]);
+		EXPECT_EQ(-EINVAL, program(self->fd, f, 0, h.pa, buf, 4, 0)) TH_LOG("%s", form[f]);
+		EXPECT_EQ(-EINVAL, program(self->fd, f, 0, ~0ULL - 1, buf, 4, 3))
+			TH_LOG("%s", form[f]);
+		EXPECT_EQ(-EOPNOTSUPP, program(self->fd, f, 0, gone_pa, buf, 4, 0))
+			TH_LOG("%s", form[f]);
+		EXPECT_EQ(-EOPNOTSUPP, program(self->fd, f, 0, 0x7fff00000000ULL, buf, 4, 0))
+			TH_LOG("%s", form[f]);
+		EXPECT_EQ(-EFAULT, program(self->fd, f, 0, d.pa, NULL, 4, 0)) TH_LOG("%s", form[f]);
+		EXPECT_EQ(-EFAULT, program(self->fd, f, 0, d.pa, (void *)~0ULL, 4, 8))
+			TH_LOG("%s", form[f]);
+		if (f) {
+			EXPECT_EQ(-EINVAL, program(self->fd, f, variant->g->ncs, d.pa, buf, 4, 0))
+				TH_LOG("%s", form[f]);
+			EXPECT_EQ(-EINVAL, program(self->fd, f, ~0U, d.pa, buf, 4, 0))
+				TH_LOG("%s", form[f]);
+		}
+	}
+	EXPECT_EQ(-EINVAL, program(self->fd, 2, 0, d.pa, buf, ~0ULL, 0));
+	EXPECT_EQ(-EINVAL, program(self->fd, 2, 0, d.pa, buf, 4, ~0ULL));
+	ASSERT_EQ(0, dstats_read(&after));
+	EXPECT_EQ(before.descs, after.descs);
+	EXPECT_EQ(before.bytes, after.bytes);
+	tc_check(_metadata, self, &d, "after the refused PROGRAM_ENGINE");
+	tc_check(_metadata, self, &h, "after the refused PROGRAM_ENGINE");
+	tc_free(_metadata, self, &d);
+	tc_free(_metadata, self, &h);
+	free(buf);
 }
 
 /*

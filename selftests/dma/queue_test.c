@@ -61,6 +61,8 @@
 /* Simulator id of the device under test: its routing id and index. */
 #define DEV		5
 #define SIM_DEBUGFS	"/sys/kernel/debug/neuron_sim/neuron_sim%d/%s"
+#define DMA_DEBUGFS	"/sys/kernel/debug/neuron/neuron%d/dma"
+#define SHADOW_MAX	"/sys/module/neuron_core/parameters/dma_shadow_max_kb"
 #define NQUEUES		16
 #define MIB		(1024ULL * 1024)
 
@@ -119,6 +121,26 @@ static struct desc desc(int tx, __u64 addr, __u32 len, __u32 id, __u32 flags)
 
 /* The simulator's engine counters. */
 enum { ST_ERRORS, ST_DESCS, ST_BYTES, NSTATS };
+
+/* queue_shadow_bytes in the device's dma debugfs file, or -1. */
+static long long shadow_bytes(int index)
+{
+	char path[128], buf[1024], *p;
+	ssize_t n;
+	int fd;
+
+	snprintf(path, sizeof(path), DMA_DEBUGFS, index);
+	fd = open(path, O_RDONLY);
+	if (fd < 0)
+		return -1;
+	n = read(fd, buf, sizeof(buf) - 1);
+	close(fd);
+	if (n <= 0)
+		return -1;
+	buf[n] = 0;
+	p = strstr(buf, "queue_shadow_bytes: ");
+	return p ? strtoll(p + strlen("queue_shadow_bytes: "), NULL, 10) : -1;
+}
 
 static int sim_stats(long long *v)
 {
@@ -359,6 +381,7 @@ FIXTURE_TEARDOWN(queue)
 	if (self->counted) {
 		EXPECT_EQ(0, mcount_read(self->index, &now));
 		expect_counts(_metadata, &self->start, &now);
+		EXPECT_EQ(0, shadow_bytes(self->index)) TH_LOG("shadow rings left");
 	}
 	sim_device_down(_metadata);
 	TH_LOG("%.1f s", (nt_now_ms() - self->t0) / 1000.0);
@@ -1056,6 +1079,35 @@ static void init_refused(struct __test_metadata *_metadata, struct queue_self *s
 	EXPECT_EQ(0, q_release(self->fd, eng, qid));
 }
 
+/*
+ * dma_shadow_max_kb: with room for 64 KiB of shadow rings and less than
+ * 1 KiB more, a queue of 2048 + 2048 descriptors fits and one of 32 + 32
+ * does not, until the first is released.  What is counted shows in debugfs.
+ */
+static void shadow_budget(struct __test_metadata *_metadata, struct queue_self *self,
+			  const struct kit *k)
+{
+	const __u32 eng = 1, qa = 8, qb = 9, n = 2048;
+	long long b0 = shadow_bytes(self->index);
+	char was[32];
+
+	ASSERT_LE(0, b0);
+	ASSERT_EQ(0, nt_read(was, sizeof(was), SHADOW_MAX));
+	ASSERT_EQ(0, nt_write(SHADOW_MAX, "%lld", (b0 + 1023) / 1024 + 64));
+	EXPECT_EQ(0, q_init(self->fd, qi(eng, qa, n, n, k->big.h, k->big.h)));
+	EXPECT_EQ(b0 + 2 * n * DESC_SIZE, shadow_bytes(self->index));
+	EXPECT_EQ(-ENOMEM, q_init(self->fd, qi(eng, qb, RING_MIN, RING_MIN, k->one.h, k->one.h)));
+	EXPECT_EQ(b0 + 2 * n * DESC_SIZE, shadow_bytes(self->index));
+	EXPECT_EQ(-EINVAL, q_start(self->fd, eng, qb, 0, 0)) TH_LOG("no queue was left");
+	EXPECT_EQ(0, q_release(self->fd, eng, qa));
+	EXPECT_EQ(b0, shadow_bytes(self->index));
+	EXPECT_EQ(0, q_init(self->fd, qi(eng, qb, RING_MIN, RING_MIN, k->one.h, k->one.h)));
+	EXPECT_EQ(b0 + 2 * RING_MIN * DESC_SIZE, shadow_bytes(self->index));
+	EXPECT_EQ(0, q_release(self->fd, eng, qb));
+	EXPECT_EQ(b0, shadow_bytes(self->index));
+	ASSERT_EQ(0, nt_write(SHADOW_MAX, "%s", was));
+}
+
 /* DMA_QUEUE_INIT_BATCH: its count, and a batch that stops at its first failure. */
 static void batch_refused(struct __test_metadata *_metadata, struct queue_self *self,
 			  const struct queue_variant *variant, const struct kit *k)
@@ -1473,6 +1525,7 @@ TEST_F_TIMEOUT(queue, bad_input, 300)
 	ASSERT_EQ(0, sim_stats(before));
 	ids_refused(_metadata, self, variant, &k);
 	init_refused(_metadata, self, &k);
+	shadow_budget(_metadata, self, &k);
 	batch_refused(_metadata, self, variant, &k);
 	descs_refused(_metadata, self, &k);
 	args_unreachable(_metadata, self);
