@@ -14,9 +14,9 @@
  * reprograms the channel's engine and queue, so the next copy finds it
  * working.
  *
- * User buffers of more than one bounce buffer are not copied through the
- * CPU: their pages are pinned and DMA-mapped, and the engine moves the
- * bytes straight between them and the chunk.
+ * User buffers of more than NEURON_DMA_BOUNCE_MAX bytes are not copied
+ * through the CPU: their pages are pinned and DMA-mapped, and the engine
+ * moves the bytes straight between them and the chunk.
  *
  * Asynchronous copies (MEM_COPY_ASYNC) keep their channel, and references
  * on their chunks, until they are waited for or the file is released; a
@@ -482,23 +482,20 @@ int neuron_dma_copy(struct neuron_device *nd, struct neuron_mem_chunk *src, u64 
 }
 
 /**
- * neuron_dma_memset() - fill part of a chunk with a byte through the engine
+ * neuron_dma_fill() - fill device-view addresses with a 32-bit pattern
  * @nd: the device
- * @mc: the chunk (a reference the caller holds)
- * @off: byte offset
- * @value: the byte
- * @size: bytes; the caller checked the range
+ * @dst: device-view address of the first byte
+ * @pattern: the pattern, repeated from @dst on (in the CPU's byte order)
+ * @size: bytes; the caller checked that the range is its to write
  *
  * The channel's bounce buffer holds the pattern; each descriptor copies
  * (part of) it.
  *
  * Return: as neuron_dma_copy().
  */
-int neuron_dma_memset(struct neuron_device *nd, struct neuron_mem_chunk *mc, u64 off, u8 value,
-		      u64 size)
+int neuron_dma_fill(struct neuron_device *nd, u64 dst, u32 pattern, u64 size)
 {
 	struct neuron_dma_chan *ch;
-	u64 dst = neuron_dma_pa(mc, off);
 	int ret = 0;
 
 	if (!size)
@@ -506,7 +503,7 @@ int neuron_dma_memset(struct neuron_device *nd, struct neuron_mem_chunk *mc, u64
 	ch = neuron_dma_chan_get(&nd->dma);
 	if (IS_ERR(ch))
 		return PTR_ERR(ch);
-	memset(ch->bounce, value, NEURON_DMA_BOUNCE_SIZE);
+	memset32(ch->bounce, pattern, NEURON_DMA_BOUNCE_SIZE / sizeof(u32));
 	while (size && !ret) {
 		u64 batch = 0;
 
@@ -530,6 +527,22 @@ int neuron_dma_memset(struct neuron_device *nd, struct neuron_mem_chunk *mc, u64
 	return ret;
 }
 
+/**
+ * neuron_dma_memset() - fill part of a chunk with a byte
+ * @nd: the device
+ * @mc: the chunk (a reference the caller holds)
+ * @off: byte offset
+ * @value: the byte
+ * @size: bytes; the caller checked the range
+ *
+ * Return: as neuron_dma_copy().
+ */
+int neuron_dma_memset(struct neuron_device *nd, struct neuron_mem_chunk *mc, u64 off, u8 value,
+		      u64 size)
+{
+	return neuron_dma_fill(nd, neuron_dma_pa(mc, off), value * 0x01010101U, size);
+}
+
 /*
  * Zero-copy: pin up to NEURON_DMA_PIN_PAGES pages of the user buffer at a
  * time, map them for the device and let the engine move the bytes.
@@ -543,10 +556,12 @@ static int neuron_dma_user_pinned(struct neuron_dma_chan *ch, u64 pa, unsigned l
 	/* Segments the device takes, each one descriptor at most. */
 	unsigned int max_seg = round_down(min_t(unsigned int, dma_get_max_seg_size(dev),
 						NEURON_UDMA_MAX_DESC_LEN), PAGE_SIZE);
+	unsigned int max_pages = min_t(u64, NEURON_DMA_PIN_PAGES,
+				       DIV_ROUND_UP(offset_in_page(ubuf) + size, PAGE_SIZE));
 	struct page **pages;
 	int ret = 0;
 
-	pages = kvmalloc_array(NEURON_DMA_PIN_PAGES, sizeof(*pages), GFP_KERNEL);
+	pages = kvmalloc_array(max_pages, sizeof(*pages), GFP_KERNEL);
 	if (!pages)
 		return -ENOMEM;
 	while (size && !ret) {
@@ -639,8 +654,9 @@ static int neuron_dma_user_bounce(struct neuron_dma_chan *ch, u64 pa, void __use
  * @size: bytes; the caller checked the chunk's range
  * @to_chunk: from @buf into the chunk, else the other way
  *
- * Copying into the chunk faults the whole buffer in first, so a bad buffer
- * fails before the chunk changes.
+ * A bad buffer fails before the chunk changes: a copy in one piece reads
+ * (or pins) all of it before the engine starts, and a copy into the chunk
+ * in more pieces faults the whole buffer in first.
  *
  * Return: as neuron_dma_copy(), or -EFAULT.
  */
@@ -655,12 +671,13 @@ int neuron_dma_user_copy(struct neuron_device *nd, struct neuron_mem_chunk *mc, 
 		return 0;
 	if (check_add_overflow((u64)(uintptr_t)buf, size, &end) || !access_ok(buf, size))
 		return -EFAULT;
-	if (to_chunk && fault_in_readable(buf, size))
+	if (to_chunk && size > (u64)NEURON_DMA_PIN_PAGES * PAGE_SIZE - offset_in_page(buf) &&
+	    fault_in_readable(buf, size))
 		return -EFAULT;
 	ch = neuron_dma_chan_get(&nd->dma);
 	if (IS_ERR(ch))
 		return PTR_ERR(ch);
-	if (size <= NEURON_DMA_BOUNCE_SIZE)
+	if (size <= NEURON_DMA_BOUNCE_MAX)
 		ret = neuron_dma_user_bounce(ch, neuron_dma_pa(mc, off), buf, size, to_chunk);
 	else
 		ret = neuron_dma_user_pinned(ch, neuron_dma_pa(mc, off), (uintptr_t)buf, size,
@@ -1006,6 +1023,7 @@ void neuron_dma_init(struct neuron_device *nd)
 	atomic64_set(&dma->shadow_bytes, 0);
 	xa_init(&dma->uengs);
 	mutex_init(&dma->h2t_lock);
+	mutex_init(&dma->scrub_lock);
 }
 
 /**
@@ -1068,6 +1086,7 @@ void neuron_dma_fini(struct neuron_device *nd)
 {
 	xa_destroy(&nd->dma.uengs);
 	neuron_dma_h2t_reset(nd, U32_MAX);
+	neuron_dma_scrub_fini(nd);
 	mutex_destroy(&nd->dma.h2t_lock);
 	mutex_destroy(&nd->dma.lock);
 }

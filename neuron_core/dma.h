@@ -13,6 +13,7 @@
 #include <linux/types.h>
 #include <linux/xarray.h>
 
+#include <neuron/dhal.h>
 #include <neuron/neuron_ioctl.h>
 #include <neuron/udma.h>
 
@@ -26,6 +27,12 @@ struct neuron_mem_chunk;
 #define NEURON_DMA_RING_DESCS	2048
 /* Bytes of a channel's host bounce buffer (small copies, memset pattern). */
 #define NEURON_DMA_BOUNCE_SIZE	SZ_64K
+/*
+ * User copies up to this size go through the bounce buffer; larger ones
+ * pin the user's pages instead, which costs less than copying them once
+ * more with the CPU.
+ */
+#define NEURON_DMA_BOUNCE_MAX	SZ_4K
 /* Pages of a user buffer pinned at a time by a zero-copy transfer. */
 #define NEURON_DMA_PIN_PAGES	512
 /* Largest ring of a user queue, and most descriptors one upload carries. */
@@ -156,6 +163,10 @@ struct neuron_dma_h2t {
  *	neuron_dma_shadow_max_kb KiB)
  * @h2t_lock: protects @h2t
  * @h2t: copy queues claimed on each host engine (dma_h2t.c)
+ * @scrub_lock: protects @scrub_busy and @scrub_done
+ * @scrub_busy: bitmap of HBM channels an HBM_SCRUB_START is filling
+ * @scrub_done: per HBM channel, the process (a reference) whose scrub
+ *	finished and awaits its HBM_SCRUB_WAIT, or NULL (dma_scrub.c)
  */
 struct neuron_dma {
 	struct neuron_device *nd;
@@ -183,6 +194,10 @@ struct neuron_dma {
 	/* Protects h2t. */
 	struct mutex h2t_lock;
 	struct neuron_dma_h2t h2t[NEURON_DMA_MAX_CHANS];
+	/* Protects scrub_busy and scrub_done. */
+	struct mutex scrub_lock;
+	unsigned long scrub_busy;
+	struct pid *scrub_done[NEURON_MAX_HBM];
 };
 
 /**
@@ -216,6 +231,10 @@ void neuron_dma_async_release(struct neuron_device *nd, struct neuron_dma_async 
 
 int neuron_dma_copy(struct neuron_device *nd, struct neuron_mem_chunk *src, u64 src_off,
 		    struct neuron_mem_chunk *dst, u64 dst_off, u64 size);
+int neuron_dma_fill(struct neuron_device *nd, u64 dst, u32 pattern, u64 size);
+int neuron_dma_scrub_start(struct neuron_device *nd, u32 nc_id, u32 hbm, u32 pattern);
+int neuron_dma_scrub_wait(struct neuron_device *nd, u32 nc_id, u32 hbm);
+void neuron_dma_scrub_fini(struct neuron_device *nd);
 int neuron_dma_memset(struct neuron_device *nd, struct neuron_mem_chunk *mc, u64 off, u8 value,
 		      u64 size);
 int neuron_dma_user_copy(struct neuron_device *nd, struct neuron_mem_chunk *mc, u64 off,

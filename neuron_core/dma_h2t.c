@@ -188,7 +188,7 @@ static void neuron_h2t_release(struct neuron_device *nd, struct pid *tgid, u32 c
 
 		for (q = 0; q < NEURON_UDMA_MAX_QUEUES; q++)
 			if (h->owner[q] && (!tgid || h->owner[q] == tgid) &&
-			    (h->nc[q] >= 32 || (cores & BIT(h->nc[q]))))
+			    (cores & BIT(h->nc[q])))
 				neuron_h2t_drop(h, q);
 	}
 	mutex_unlock(&dma->h2t_lock);

@@ -272,21 +272,19 @@ int neuron_dma_queue_release(struct neuron_device *nd, u32 eng_id, u32 qid)
 }
 
 /*
- * What one DMA_QUEUE_COPY_START added to a queue's held chunks, to take
- * back if it fails.
+ * A chunk that the start in progress began to hold carries this mark in the
+ * queue's refs until the start either commits (mark cleared) or fails
+ * (entry erased), so a failed start is undone without a list of its own.
  */
-struct neuron_uq_added {
-	struct neuron_mem_chunk **mc;
-	u32 n;
-};
+#define NEURON_UQ_NEW	XA_MARK_0
 
 /*
  * Check that descriptor @d of a @type ring addresses only a chunk of the
  * caller's: its whole length.  With @refs, the chunk is kept there (one
- * reference per chunk), and a chunk not held before is noted in @added.
+ * reference per chunk), and a chunk not held before is marked NEURON_UQ_NEW.
  */
 static int neuron_uq_check_desc(struct neuron_device *nd, const struct neuron_udma_desc *d,
-				struct xarray *refs, struct neuron_uq_added *added)
+				struct xarray *refs)
 {
 	u32 len = le32_to_cpu(d->ctrl) & NEURON_UDMA_DESC_LEN;
 	u64 addr = le64_to_cpu(d->addr), off;
@@ -312,18 +310,26 @@ static int neuron_uq_check_desc(struct neuron_device *nd, const struct neuron_ud
 		neuron_mem_put(mc);	/* -EBUSY: held already */
 		return ret == -EBUSY ? 0 : ret;
 	}
-	added->mc[added->n++] = mc;
+	xa_set_mark(refs, (unsigned long)mc, NEURON_UQ_NEW);
 	return 0;
 }
 
-/* A start failed: let go of the chunks it began to hold. */
-static void neuron_uq_unadd(struct neuron_dma_uq *uq, struct neuron_uq_added *added)
+/*
+ * The start in progress ends: on success keep the chunks it began to hold,
+ * else let go of them.  The queue's engine lock is held throughout.
+ */
+static void neuron_uq_settle(struct neuron_dma_uq *uq, bool keep)
 {
-	while (added->n) {
-		struct neuron_mem_chunk *mc = added->mc[--added->n];
+	struct neuron_mem_chunk *mc;
+	unsigned long idx;
 
-		xa_erase(&uq->refs, (unsigned long)mc);
-		neuron_mem_put(mc);
+	xa_for_each_marked(&uq->refs, idx, mc, NEURON_UQ_NEW) {
+		if (keep) {
+			xa_clear_mark(&uq->refs, idx, NEURON_UQ_NEW);
+		} else {
+			xa_erase(&uq->refs, idx);
+			neuron_mem_put(mc);
+		}
 	}
 }
 
@@ -348,21 +354,20 @@ static int neuron_uq_fetch(struct neuron_device *nd, struct neuron_dma_uhalf *h,
 	if (!ret && n > first)
 		ret = neuron_uq_chunk_io(nd, h->mc, 0, d + first, n - first, false);
 	for (i = 0; i < n && !ret; i++)
-		ret = neuron_uq_check_desc(nd, &d[i], NULL, NULL);
+		ret = neuron_uq_check_desc(nd, &d[i], NULL);
 	return ret;
 }
 
 /* Put @n checked descriptors into the shadow at the tail, holding their chunks. */
 static int neuron_uq_commit(struct neuron_device *nd, struct neuron_dma_uq *uq,
-			    struct neuron_dma_uhalf *h, const struct neuron_udma_desc *d, u32 n,
-			    struct neuron_uq_added *added)
+			    struct neuron_dma_uhalf *h, const struct neuron_udma_desc *d, u32 n)
 {
 	u32 first = min(n, h->size - h->tail), i;
 	int ret;
 
 	for (i = 0; i < n; i++) {
 		/* A chunk freed since the check makes this fail: nothing is started. */
-		ret = neuron_uq_check_desc(nd, &d[i], &uq->refs, added);
+		ret = neuron_uq_check_desc(nd, &d[i], &uq->refs);
 		if (ret)
 			return ret;
 	}
@@ -388,7 +393,6 @@ static int neuron_uq_commit(struct neuron_device *nd, struct neuron_dma_uq *uq,
 int neuron_dma_queue_start(struct neuron_device *nd, u32 eng_id, u32 qid, u32 tx_n, u32 rx_n)
 {
 	struct neuron_dma_ueng *ue = neuron_uq_get(nd, eng_id, qid);
-	struct neuron_uq_added added = { };
 	struct neuron_udma_desc *d = NULL;
 	struct neuron_dma_uhalf *tx, *rx;
 	struct neuron_dma_uq *uq;
@@ -407,27 +411,24 @@ int neuron_dma_queue_start(struct neuron_device *nd, u32 eng_id, u32 qid, u32 tx
 		goto out;
 	ret = -ENOMEM;
 	d = kvmalloc_array(tx_n + rx_n, sizeof(*d), GFP_KERNEL);
-	added.mc = kvmalloc_array(tx_n + rx_n, sizeof(*added.mc), GFP_KERNEL);
-	if (!d || !added.mc)
+	if (!d)
 		goto out;
 	/* Everything is read and checked before anything reaches the shadow. */
 	ret = neuron_uq_fetch(nd, tx, d, tx_n);
 	if (!ret)
 		ret = neuron_uq_fetch(nd, rx, d + tx_n, rx_n);
 	if (!ret)
-		ret = neuron_uq_commit(nd, uq, tx, d, tx_n, &added);
+		ret = neuron_uq_commit(nd, uq, tx, d, tx_n);
 	if (!ret)
-		ret = neuron_uq_commit(nd, uq, rx, d + tx_n, rx_n, &added);
-	if (ret) {
-		neuron_uq_unadd(uq, &added);
+		ret = neuron_uq_commit(nd, uq, rx, d + tx_n, rx_n);
+	neuron_uq_settle(uq, !ret);
+	if (ret)
 		goto out;
-	}
 	tx->tail = (tx->tail + tx_n) % tx->size;
 	rx->tail = (rx->tail + rx_n) % rx->size;
 	nd->dma.ops->doorbell(&ue->eng.queue[qid], tx_n, rx_n);
 out:
 	mutex_unlock(&ue->lock);
-	kvfree(added.mc);
 	kvfree(d);
 	return ret;
 }
@@ -503,7 +504,7 @@ int neuron_dma_copy_descriptors(struct neuron_device *nd, u64 handle, const void
 	if (copy_from_user(d, buf, bytes))
 		goto free;
 	for (i = 0; i < num; i++) {
-		ret = neuron_uq_check_desc(nd, &d[i], NULL, NULL);
+		ret = neuron_uq_check_desc(nd, &d[i], NULL);
 		if (ret)
 			goto free;
 	}

@@ -226,8 +226,8 @@ static const struct neuron_ioctl_family neuron_ioctls[NEURON_IOCTL_MAX_NR + 1] =
 	F1(ANY, NEURON_IOCTL_HOST_DEVICE_ID_TO_RID_MAP, neuron_ioctl_rid_map),
 	F1(ATT, NEURON_IOCTL_DUMP_MEM_CHUNKS, neuron_ioctl_dump_mem_chunks),
 	F1(ANY, NEURON_IOCTL_NC_PID_STATE_DUMP, neuron_ioctl_nc_pid_state_dump),
-	F1(ATT, NEURON_IOCTL_HBM_SCRUB_START, PENDING),
-	F1(ATT, NEURON_IOCTL_HBM_SCRUB_WAIT, PENDING),
+	F1(ATT, NEURON_IOCTL_HBM_SCRUB_START, neuron_ioctl_hbm_scrub_start),
+	F1(ATT, NEURON_IOCTL_HBM_SCRUB_WAIT, neuron_ioctl_hbm_scrub_wait),
 	F1(ANY, NEURON_IOCTL_GET_LOGICAL_TO_PHYSICAL_NC_MAP, neuron_ioctl_nc_map),
 
 	/* Pods */

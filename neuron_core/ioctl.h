@@ -80,6 +80,8 @@ long neuron_ioctl_mem_copy_async_wait(struct neuron_file *nf, void __user *arg);
 long neuron_ioctl_dma_eng_set_state(struct neuron_file *nf, void __user *arg);
 long neuron_ioctl_h2t_alloc_queues(struct neuron_file *nf, void __user *arg);
 long neuron_ioctl_h2t_free_queues(struct neuron_file *nf, void __user *arg);
+long neuron_ioctl_hbm_scrub_start(struct neuron_file *nf, void __user *arg);
+long neuron_ioctl_hbm_scrub_wait(struct neuron_file *nf, void __user *arg);
 long neuron_ioctl_h2t_compl_queues(struct neuron_file *nf, void __user *arg);
 long neuron_ioctl_dma_eng_get_state(struct neuron_file *nf, void __user *arg);
 long neuron_ioctl_dma_queue_get_state(struct neuron_file *nf, void __user *arg);

@@ -537,7 +537,8 @@ long neuron_ioctl_h2t_alloc_queues(struct neuron_file *nf, void __user *arg)
 	a.service_queue_bmap = 0;
 	a.copy_default_queue = def;
 	if (copy_to_user(arg, &a, sizeof(a))) {
-		WARN_ON_ONCE(neuron_dma_h2t_free(nf->nd, a.nc_id, bmap));
+		/* A reset of the core may have released them already. */
+		neuron_dma_h2t_free(nf->nd, a.nc_id, bmap);
 		return -EFAULT;
 	}
 	return 0;
@@ -589,4 +590,39 @@ long neuron_ioctl_h2t_compl_queues(struct neuron_file *nf, void __user *arg)
 	memset(&a, 0, sizeof(a));
 	a.nc_id = nc;
 	return copy_to_user(arg, &a, sizeof(a)) ? -EFAULT : 0;
+}
+
+/**
+ * neuron_ioctl_hbm_scrub_start() - NEURON_IOCTL_HBM_SCRUB_START
+ * @nf: the file
+ * @arg: struct neuron_ioctl_hbm_scrub_start
+ *
+ * Fills the free memory of HBM channel hbm_index with init_val; chunks keep
+ * their contents.  axi_port is not used: the driver picks its engines.
+ *
+ * Return: 0; -EFAULT; the errors of neuron_dma_scrub_start().
+ */
+long neuron_ioctl_hbm_scrub_start(struct neuron_file *nf, void __user *arg)
+{
+	struct neuron_ioctl_hbm_scrub_start a;
+
+	if (copy_from_user(&a, arg, sizeof(a)))
+		return -EFAULT;
+	return neuron_dma_scrub_start(nf->nd, a.nc_id, a.hbm_index, a.init_val);
+}
+
+/**
+ * neuron_ioctl_hbm_scrub_wait() - NEURON_IOCTL_HBM_SCRUB_WAIT
+ * @nf: the file
+ * @arg: struct neuron_ioctl_hbm_scrub_wait
+ *
+ * Return: 0; -EFAULT; the errors of neuron_dma_scrub_wait().
+ */
+long neuron_ioctl_hbm_scrub_wait(struct neuron_file *nf, void __user *arg)
+{
+	struct neuron_ioctl_hbm_scrub_wait a;
+
+	if (copy_from_user(&a, arg, sizeof(a)))
+		return -EFAULT;
+	return neuron_dma_scrub_wait(nf->nd, a.nc_id, a.hbm_index);
 }

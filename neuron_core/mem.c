@@ -557,6 +557,87 @@ void neuron_mem_fini(struct neuron_device *nd)
 EXPORT_SYMBOL_IF_KUNIT(neuron_mem_fini);
 
 /**
+ * neuron_mem_hold_free() - take every free range of an HBM channel aside
+ * @nd: the device
+ * @hbm: the channel
+ * @out: set to the ranges (free them with neuron_mem_unhold())
+ * @n: set to how many there are (0 when the channel is full)
+ *
+ * Until they are given back, no chunk can be made in them; chunks already
+ * made are not touched.  That is what lets the caller overwrite free device
+ * memory (HBM_SCRUB_START) without a chunk appearing under its feet.
+ *
+ * Return: 0; -EINVAL for a channel the device does not have; -ENODEV after
+ * removal; -ENOMEM (nothing is held then).
+ */
+int neuron_mem_hold_free(struct neuron_device *nd, u32 hbm, struct neuron_mem_hold **out,
+			 unsigned int *n)
+{
+	struct neuron_mem *m = &nd->mem;
+	struct neuron_mem_hold *holds = NULL;
+	struct neuron_range_pool *p;
+	unsigned long cap;
+	unsigned int i = 0;
+	int ret = 0;
+
+	mutex_lock(&m->lock);
+	if (!m->ready || hbm >= m->hbm_count) {
+		ret = -EINVAL;
+		goto out;
+	}
+	if (m->gone) {
+		ret = -ENODEV;
+		goto out;
+	}
+	p = &m->hbm[hbm].range;
+	cap = neuron_range_free_extents(p);
+	holds = kvcalloc(max(cap, 1UL), sizeof(*holds), GFP_KERNEL);
+	if (!holds) {
+		ret = -ENOMEM;
+		goto out;
+	}
+	/* The largest extent whole, each time: one extent fewer per step. */
+	for (i = 0; i < cap; i++) {
+		holds[i].size = neuron_range_largest_free(p);
+		if (!holds[i].size)
+			break;
+		ret = neuron_range_alloc(p, holds[i].size, 0, &holds[i].pa);
+		if (ret)
+			break;
+	}
+	if (ret) {
+		while (i--)
+			neuron_range_free(p, holds[i].pa, holds[i].size);
+		kvfree(holds);
+		holds = NULL;
+	}
+out:
+	mutex_unlock(&m->lock);
+	*out = holds;
+	*n = ret ? 0 : i;
+	return ret;
+}
+
+/**
+ * neuron_mem_unhold() - give back what neuron_mem_hold_free() took
+ * @nd: the device
+ * @hbm: the channel
+ * @holds: the ranges (freed here)
+ * @n: how many
+ */
+void neuron_mem_unhold(struct neuron_device *nd, u32 hbm, struct neuron_mem_hold *holds,
+		       unsigned int n)
+{
+	struct neuron_mem *m = &nd->mem;
+
+	mutex_lock(&m->lock);
+	while (n--)
+		neuron_range_free(&m->hbm[hbm].range, holds[n].pa, holds[n].size);
+	mutex_unlock(&m->lock);
+	kvfree(holds);
+}
+
+/**
  * neuron_mem_dump() - list the device chunks of one HBM channel
  * @nd: the device
  * @hbm: the channel

@@ -167,6 +167,21 @@ int neuron_mem_dump(struct neuron_device *nd, u32 hbm, struct neuron_ioctl_mem_c
 		    u32 capacity, u32 *total);
 
 /**
+ * struct neuron_mem_hold - a free range of an HBM channel, taken aside
+ * @pa: device-view address of its first byte
+ * @size: bytes
+ */
+struct neuron_mem_hold {
+	u64 pa;
+	u64 size;
+};
+
+int neuron_mem_hold_free(struct neuron_device *nd, u32 hbm, struct neuron_mem_hold **out,
+			 unsigned int *n);
+void neuron_mem_unhold(struct neuron_device *nd, u32 hbm, struct neuron_mem_hold *holds,
+		       unsigned int n);
+
+/**
  * neuron_mem_range_ok() - does [@off, @off + @size) lie inside @mc?
  * @mc: a chunk
  * @off: offset in it

@@ -156,19 +156,24 @@ static const struct file_operations nsim_dma_stall_fops = {
 
 /*
  * copy_bench: write a size in bytes to time the engines' own copy of that
- * many bytes (nsim_dma_copy_bench()); read "SIZE NS" of the last run.
+ * many bytes out of device memory, or the size negated for a copy into it
+ * (nsim_dma_copy_bench()); read "SIZE NS" of the last run, its size as
+ * written.
  */
 static ssize_t nsim_copy_bench_write(struct file *file, const char __user *ubuf, size_t count,
 				     loff_t *ppos)
 {
 	struct nsim_dev *sd = file->private_data;
-	u64 size, ns = 0;
+	u64 ns = 0;
+	s64 size;
 	int ret;
 
-	ret = kstrtou64_from_user(ubuf, count, 0, &size);
+	ret = kstrtos64_from_user(ubuf, count, 0, &size);
 	if (ret)
 		return ret;
-	ret = nsim_dma_copy_bench(sd, size, &ns);
+	if (size == S64_MIN)
+		return -EINVAL;
+	ret = nsim_dma_copy_bench(sd, abs(size), size < 0, &ns);
 	if (ret)
 		return ret;
 	WRITE_ONCE(sd->bench_size, size);
@@ -183,7 +188,7 @@ static ssize_t nsim_copy_bench_read(struct file *file, char __user *ubuf, size_t
 	char buf[48];
 	int len;
 
-	len = scnprintf(buf, sizeof(buf), "%llu %llu\n", READ_ONCE(sd->bench_size),
+	len = scnprintf(buf, sizeof(buf), "%lld %llu\n", READ_ONCE(sd->bench_size),
 			READ_ONCE(sd->bench_ns));
 	return simple_read_from_buffer(ubuf, count, ppos, buf, len);
 }

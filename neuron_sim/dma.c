@@ -316,32 +316,60 @@ static bool nsim_dma_queue_enabled(struct nsim_dev *sd, struct nsim_dma_engine *
 	return true;
 }
 
-/* Read and check the descriptor at the head of half @h; false: engine failed. */
-static bool nsim_dma_fetch(struct nsim_dev *sd, struct nsim_dma_engine *e, unsigned int qid,
-			   unsigned int h, struct neuron_udma_desc *out)
+/*
+ * One half of a queue while it runs: its ring, resolved once, and the
+ * descriptor at its head once fetched.
+ */
+struct nsim_dma_cursor {
+	struct nsim_dma_half *hq;
+	const struct neuron_udma_desc *ring;	/* NULL: the ring does not resolve */
+	u64 ring_addr;
+	u32 size;
+	unsigned int h;
+	bool have;
+	struct neuron_udma_desc d;
+};
+
+static void nsim_dma_cursor_init(struct nsim_dev *sd, struct nsim_dma_engine *e,
+				 unsigned int qid, unsigned int h, struct nsim_dma_cursor *c)
 {
-	struct nsim_dma_half *hq = &e->q[qid][h];
-	u64 ring = nsim_dma_reg(sd, nsim_dma_qreg(e->base, h, qid, NEURON_UDMA_Q_BASE_LO)) |
-		   (u64)nsim_dma_reg(sd, nsim_dma_qreg(e->base, h, qid,
-						       NEURON_UDMA_Q_BASE_HI)) << 32;
-	u64 addr = ring + (u64)hq->head * NEURON_UDMA_DESC_SIZE;
-	struct neuron_udma_desc *d = nsim_dma_resolve(sd, addr, sizeof(*d));
-	u32 err_bit = h ? NEURON_UDMA_S2M_ERR_RING_ID : NEURON_UDMA_M2S_ERR_RING_ID;
-	u32 half = h ? NEURON_UDMA_S2M : NEURON_UDMA_M2S;
+	c->hq = &e->q[qid][h];
+	c->h = h;
+	c->have = false;
+	c->size = nsim_dma_reg(sd, nsim_dma_qreg(e->base, h, qid, NEURON_UDMA_Q_LEN));
+	c->ring_addr = nsim_dma_reg(sd, nsim_dma_qreg(e->base, h, qid, NEURON_UDMA_Q_BASE_LO)) |
+		       (u64)nsim_dma_reg(sd, nsim_dma_qreg(e->base, h, qid,
+							   NEURON_UDMA_Q_BASE_HI)) << 32;
+	c->ring = NULL;
+	if (c->size && c->size <= U32_MAX / NEURON_UDMA_DESC_SIZE)
+		c->ring = nsim_dma_resolve(sd, c->ring_addr, c->size * NEURON_UDMA_DESC_SIZE);
+}
+
+/* Read and check the descriptor at the head of @c; false: engine failed. */
+static bool nsim_dma_fetch(struct nsim_dev *sd, struct nsim_dma_engine *e,
+			   struct nsim_dma_cursor *c)
+{
+	struct nsim_dma_half *hq = c->hq;
+	u64 addr = c->ring_addr + (u64)hq->head * NEURON_UDMA_DESC_SIZE;
+	u32 err_bit = c->h ? NEURON_UDMA_S2M_ERR_RING_ID : NEURON_UDMA_M2S_ERR_RING_ID;
+	u32 half = c->h ? NEURON_UDMA_S2M : NEURON_UDMA_M2S;
 	u32 id;
 
-	if (!d) {
+	if (c->have)
+		return true;
+	if (!c->ring || hq->head >= c->size) {
 		nsim_dma_fail(sd, e, "descriptor address", addr);
 		return false;
 	}
-	memcpy(out, d, sizeof(*out));
-	id = FIELD_GET(NEURON_UDMA_DESC_RING_ID, le32_to_cpu(out->ctrl));
+	memcpy(&c->d, &c->ring[hq->head], sizeof(c->d));
+	id = FIELD_GET(NEURON_UDMA_DESC_RING_ID, le32_to_cpu(c->d.ctrl));
 	/* A ring-id mismatch is an error unless its error-log bit masks it. */
 	if (id != hq->head_id &&
 	    !(nsim_dma_reg(sd, e->base + half + NEURON_UDMA_ERR_LOG_MASK) & err_bit)) {
 		nsim_dma_fail(sd, e, "descriptor ring id", addr);
 		return false;
 	}
+	c->have = true;
 	return true;
 }
 
@@ -392,44 +420,55 @@ static void nsim_dma_move(void *dst, const void *src, size_t n)
 	memcpy(d + words, s + words, n & 7);
 }
 
-/* Execute what queue @qid has.  Called with dma_lock held. */
+/*
+ * Execute what queue @qid has.  Called with dma_lock held.  A descriptor
+ * is read once, when it reaches the head of its ring.
+ */
 static void nsim_dma_run_queue(struct nsim_dev *sd, struct nsim_dma_engine *e, unsigned int qid)
 {
+	struct nsim_dma_cursor mc, sc;
 	struct nsim_dma_half *m = &e->q[qid][0], *s = &e->q[qid][1];
-	u32 msize, ssize;
 
 	lockdep_assert_held(&sd->dma_lock);
 
+	/*
+	 * Nothing to pair yet (the first of a pair of doorbells): nothing can
+	 * run until the next doorbell, which marks the queue pending again.
+	 */
+	if (m->head == m->tail || s->head == s->tail) {
+		clear_bit(qid, e->pending);
+		return;
+	}
 	/* Held back: stays pending until the stall clears or the engine runs again. */
 	if (sd->dma_stopped || sd->dma_stall ||
 	    e->state[0] != NSIM_DMA_STATE_NORMAL || e->state[1] != NSIM_DMA_STATE_NORMAL ||
 	    !nsim_dma_queue_enabled(sd, e, qid))
 		return;
 	clear_bit(qid, e->pending);
-	msize = nsim_dma_reg(sd, nsim_dma_qreg(e->base, 0, qid, NEURON_UDMA_Q_LEN));
-	ssize = nsim_dma_reg(sd, nsim_dma_qreg(e->base, 1, qid, NEURON_UDMA_Q_LEN));
+	nsim_dma_cursor_init(sd, e, qid, 0, &mc);
+	nsim_dma_cursor_init(sd, e, qid, 1, &sc);
 
 	while (m->head != m->tail && s->head != s->tail) {
-		struct neuron_udma_desc md, dd;
+		const struct neuron_udma_desc *md = &mc.d, *dd = &sc.d;
 		u32 mlen, slen, chunk;
 		void *src, *dst;
 		bool mdone, sdone;
 
-		if (!nsim_dma_fetch(sd, e, qid, 0, &md) || !nsim_dma_fetch(sd, e, qid, 1, &dd))
+		if (!nsim_dma_fetch(sd, e, &mc) || !nsim_dma_fetch(sd, e, &sc))
 			return;
 		if (sd->dma_abort) {
 			sd->dma_abort = false;
-			nsim_dma_fail(sd, e, "dma_abort fault", le64_to_cpu(md.addr));
+			nsim_dma_fail(sd, e, "dma_abort fault", le64_to_cpu(md->addr));
 			return;
 		}
-		mlen = nsim_dma_desc_len(&md);
-		slen = nsim_dma_desc_len(&dd);
+		mlen = nsim_dma_desc_len(md);
+		slen = nsim_dma_desc_len(dd);
 		chunk = min(mlen - m->pos, slen - s->pos);
-		src = nsim_dma_resolve(sd, le64_to_cpu(md.addr) + m->pos, chunk);
-		dst = nsim_dma_resolve(sd, le64_to_cpu(dd.addr) + s->pos, chunk);
+		src = nsim_dma_resolve(sd, le64_to_cpu(md->addr) + m->pos, chunk);
+		dst = nsim_dma_resolve(sd, le64_to_cpu(dd->addr) + s->pos, chunk);
 		if (!src || !dst) {
 			nsim_dma_fail(sd, e, src ? "destination address" : "source address",
-				      le64_to_cpu(src ? dd.addr : md.addr));
+				      le64_to_cpu(src ? dd->addr : md->addr));
 			return;
 		}
 		nsim_dma_move(dst, src, chunk);
@@ -438,13 +477,15 @@ static void nsim_dma_run_queue(struct nsim_dev *sd, struct nsim_dma_engine *e, u
 		s->pos += chunk;
 		mdone = m->pos == mlen;
 		sdone = s->pos == slen ||
-			(mdone && (le32_to_cpu(md.ctrl) & NEURON_UDMA_DESC_LAST));
+			(mdone && (le32_to_cpu(md->ctrl) & NEURON_UDMA_DESC_LAST));
 		if (mdone) {
-			nsim_dma_advance(m, msize);
+			nsim_dma_advance(m, mc.size);
+			mc.have = false;
 			sd->dma_descs++;
 		}
 		if (sdone) {
-			nsim_dma_advance(s, ssize);
+			nsim_dma_advance(s, sc.size);
+			sc.have = false;
 			sd->dma_descs++;
 		}
 	}
@@ -683,17 +724,20 @@ bool nsim_dma_get_fault(struct nsim_dev *sd, bool stall)
  * nsim_dma_copy_bench() - time the engines' own copy, for benchmarks
  * @sd: the simulated device
  * @size: bytes, at most the device memory
+ * @to_dev: into device memory, else out of it
  * @ns: the time it took
  *
  * Copies the first @size bytes of device memory into freshly allocated,
- * separate pages, a page at a time, the way the engines copy to a user
- * buffer pinned by the driver.  Device memory is only read.  This is the
- * floor any DMA transfer of @size bytes costs here: benchmarks compare the
- * driver against it (tools/bench/dma).
+ * separate pages, or back, a page at a time, the way the engines copy
+ * between device memory and a user buffer pinned by the driver.  Into the
+ * device, the pages first get (untimed) what device memory holds, so the
+ * timed copy writes every byte back unchanged.  This is the floor any DMA
+ * transfer of @size bytes in that direction costs here: benchmarks compare
+ * the driver against it (tools/bench/dma).
  *
  * Return: 0, -EINVAL for a bad @size or no device memory, -ENOMEM.
  */
-int nsim_dma_copy_bench(struct nsim_dev *sd, u64 size, u64 *ns)
+int nsim_dma_copy_bench(struct nsim_dev *sd, u64 size, bool to_dev, u64 *ns)
 {
 	unsigned long n = DIV_ROUND_UP(size, PAGE_SIZE), i;
 	struct page **pages;
@@ -716,10 +760,16 @@ int nsim_dma_copy_bench(struct nsim_dev *sd, u64 size, u64 *ns)
 	if (!sd->mem) {
 		ret = -EINVAL;
 	} else {
-		t = ktime_get();
-		for (i = 0; i < n; i++)
+		for (i = 0; to_dev && i < n; i++)
 			nsim_dma_move(page_address(pages[i]), sd->mem + i * PAGE_SIZE,
 				      min_t(u64, PAGE_SIZE, size - i * PAGE_SIZE));
+		t = ktime_get();
+		for (i = 0; i < n; i++) {
+			void *dev = sd->mem + i * PAGE_SIZE, *host = page_address(pages[i]);
+
+			nsim_dma_move(to_dev ? dev : host, to_dev ? host : dev,
+				      min_t(u64, PAGE_SIZE, size - i * PAGE_SIZE));
+		}
 		*ns = ktime_to_ns(ktime_sub(ktime_get(), t));
 	}
 	spin_unlock(&sd->dma_lock);

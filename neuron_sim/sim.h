@@ -119,7 +119,7 @@ struct nsim_gen {
  * @dma_errors: engine errors so far (debugfs)
  * @dma_descs: descriptors executed so far (debugfs)
  * @dma_bytes: bytes copied so far (debugfs)
- * @bench_size: bytes of the last copy_bench run (debugfs)
+ * @bench_size: bytes of the last copy_bench run, negative into the device (debugfs)
  * @bench_ns: its time
  * @ddir: debugfs directory
  */
@@ -163,7 +163,7 @@ struct nsim_dev {
 	u32 dma_errors;
 	u64 dma_descs;
 	u64 dma_bytes;
-	u64 bench_size;
+	s64 bench_size;
 	u64 bench_ns;
 
 	struct dentry *ddir;
@@ -187,7 +187,7 @@ void nsim_dma_write(struct nsim_dev *sd, u64 off, u32 val);
 bool nsim_dma_read(struct nsim_dev *sd, u64 off, u32 *val);
 void nsim_dma_set_fault(struct nsim_dev *sd, bool stall, bool on);
 bool nsim_dma_get_fault(struct nsim_dev *sd, bool stall);
-int nsim_dma_copy_bench(struct nsim_dev *sd, u64 size, u64 *ns);
+int nsim_dma_copy_bench(struct nsim_dev *sd, u64 size, bool to_dev, u64 *ns);
 
 /* debugfs.c */
 void nsim_debugfs_init(void);

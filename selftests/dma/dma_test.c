@@ -2145,4 +2145,220 @@ TEST_F_TIMEOUT(dma, kill, 300)
 		kill_copy(_metadata, self, variant, mode);
 }
 
+/* ---- hbm_scrub ------------------------------------------------------ */
+
+#define SCRUB_PAT	0x5ca1ab1eU
+/* Free memory left on the channel, so that each fill is short. */
+#define SCRUB_FREE	(16 * MIB)
+#define SCRUB_B		(4 * MIB)
+
+static long scrub_start(int fd, __u32 nc, __u32 hbm, __u32 axi, __u32 val)
+{
+	struct neuron_ioctl_hbm_scrub_start a = {
+		.nc_id = nc, .hbm_index = hbm, .axi_port = axi, .init_val = val,
+	};
+
+	return xioctl(fd, NEURON_IOCTL_HBM_SCRUB_START, &a);
+}
+
+static long scrub_wait(int fd, __u32 nc, __u32 hbm)
+{
+	struct neuron_ioctl_hbm_scrub_wait a = { .nc_id = nc, .hbm_index = hbm };
+
+	return xioctl(fd, NEURON_IOCTL_HBM_SCRUB_WAIT, &a);
+}
+
+/* 32-bit words of [@p, @p + @len) that are not @pat. */
+static size_t not_pattern(const void *p, size_t len, __u32 pat)
+{
+	const __u32 *w = p;
+	size_t i, bad = 0;
+
+	for (i = 0; i < len / 4; i++)
+		bad += w[i] != pat;
+	return bad;
+}
+
+/* A child: another process's HBM_SCRUB_WAIT finds nothing of its own. */
+static int scrub_stranger(const struct dma_self *self, __u32 hbm)
+{
+	int fd = open_node(self->index, O_RDWR), fails = 0;
+
+	if (fd < 0)
+		return 100;
+	CHILD_CHECK(scrub_wait(fd, 0, hbm) == -EINVAL);
+	close(fd);
+	return child_status(fails);
+}
+
+/* A child: a scrub of @hbm (held back by dma_stall until the parent lets go). */
+static int scrub_runner(const struct dma_self *self, __u32 hbm)
+{
+	int fd = open_node(self->index, O_RDWR), fails = 0;
+	long ret;
+
+	if (fd < 0)
+		return 100;
+	ret = scrub_start(fd, 0, hbm, 0, ~SCRUB_PAT);
+	CHILD_CHECK(ret == 0);
+	if (ret)
+		fprintf(stderr, "# child: HBM_SCRUB_START: %s\n", strerror((int)-ret));
+	CHILD_CHECK(scrub_wait(fd, 0, hbm) == 0);
+	close(fd);
+	return child_status(fails);
+}
+
+/*
+ * Whether a page of channel @hbm can be allocated now: 1 yes, 0 no (a
+ * scrub holds all of its free memory), -1 another error.
+ */
+static int page_allocatable(int fd, __u32 hbm)
+{
+	__u64 h;
+	long ret = alloc_dev(fd, pg, hbm, &h);
+
+	if (ret == -ENOMEM)
+		return 0;
+	if (ret || mem_free(fd, h))
+		return -1;
+	return 1;
+}
+
+/*
+ * Poll page_allocatable() until it reads @want, for up to @ms; 1 if it
+ * did, else 0 with the last reading in *@last.
+ */
+static int allocatable_within(int fd, __u32 hbm, int want, long ms, int *last)
+{
+	long end = nt_now_ms() + ms;
+
+	do {
+		*last = page_allocatable(fd, hbm);
+		if (*last == want)
+			return 1;
+		usleep(10000);
+	} while (*last >= 0 && nt_now_ms() < end);
+	return 0;
+}
+
+/*
+ * With the engines stalled, fork a child that scrubs @hbm, and wait until
+ * its scrub holds the channel's free memory.  The child's pid.
+ */
+static pid_t scrub_held(struct __test_metadata *_metadata, struct dma_self *self, __u32 hbm)
+{
+	long t = nt_now_ms();
+	pid_t child;
+	int got;
+
+	ASSERT_EQ(0, sim_set("dma_stall", "1"));
+	child = spawn(_metadata, &self->undo);
+	if (!child)
+		_exit(scrub_runner(self, hbm));
+	EXPECT_TRUE(allocatable_within(self->fd, hbm, 0, 60000, &got)) {
+		TH_LOG("the scrub holds nothing: %d after %ld ms", got, nt_now_ms() - t);
+	}
+	return child;
+}
+
+/*
+ * HBM_SCRUB_START fills the free memory of one channel with the pattern and
+ * leaves chunks alone; HBM_SCRUB_WAIT collects it once, for its process
+ * only.  While a scrub runs, the channel's free memory is held (no chunk
+ * can be made there) and a second scrub of it is refused; a process killed
+ * in the middle gives everything back.
+ */
+TEST_F_TIMEOUT(dma, hbm_scrub, 300)
+{
+	const __u32 c = self->nhbm - 1, ncs = variant->g->ncs;
+	const __u64 chan = 512 * MIB / self->nhbm;
+	struct neuron_ioctl_mem_get_extended_info ei;
+	unsigned char *fmap = NULL, *bmap;
+	__u64 filler = 0, hb;
+	struct tchunk a;
+	int got = 0;
+	size_t bad;
+	pid_t child;
+
+	/* Most of the channel in one chunk, of which the first page is watched. */
+	if (alloc_dev(self->fd, chan - SCRUB_FREE, c, &filler) == 0) {
+		ASSERT_EQ(0, ext_info(self->fd, filler, &ei));
+		fmap = map(&self->undo, self->fd, ei.pa, pg, RW, MAP_SHARED);
+		ASSERT_NE(MAP_FAILED, fmap);
+		memset(fmap, 0xa7, pg);
+	} else {
+		filler = 0;
+		TH_LOG("no %llu MiB chunk on channel %u: scrubbing all of it",
+		       (unsigned long long)((chan - SCRUB_FREE) / MIB), c);
+	}
+	tc_new(_metadata, self, &a, 0, 256 * 1024, c);
+
+	/* Refused, changing nothing. */
+	EXPECT_EQ(-EINVAL, scrub_wait(self->fd, 0, c)) TH_LOG("nothing started");
+	EXPECT_EQ(-EINVAL, scrub_start(self->fd, ncs, c, 0, SCRUB_PAT));
+	EXPECT_EQ(-EINVAL, scrub_start(self->fd, ~0U, c, 0, SCRUB_PAT));
+	EXPECT_EQ(-EINVAL, scrub_start(self->fd, 0, self->nhbm, 0, SCRUB_PAT));
+	EXPECT_EQ(-EINVAL, scrub_start(self->fd, 0, MAX_HBM, 0, SCRUB_PAT));
+	EXPECT_EQ(-EINVAL, scrub_start(self->fd, 0, ~0U, 0, SCRUB_PAT));
+	EXPECT_EQ(-EINVAL, scrub_wait(self->fd, ncs, c));
+	EXPECT_EQ(-EINVAL, scrub_wait(self->fd, 0, self->nhbm));
+	EXPECT_EQ(-EFAULT, xioctl(self->fd, NEURON_IOCTL_HBM_SCRUB_START, NULL));
+	EXPECT_EQ(-EFAULT, xioctl(self->fd, NEURON_IOCTL_HBM_SCRUB_WAIT, no_access()));
+	EXPECT_EQ(-EINVAL, scrub_wait(self->fd, 0, c)) TH_LOG("after the refusals");
+
+	/* The scrub: chunks keep their bytes, new chunks show the pattern. */
+	ASSERT_EQ(0, scrub_start(self->fd, ncs - 1, c, 7, SCRUB_PAT));
+	tc_check(_metadata, self, &a, "after the scrub");
+	if (fmap)
+		EXPECT_EQ(0, not_byte(fmap, 0xa7, pg)) TH_LOG("the large chunk changed");
+	child = spawn(_metadata, &self->undo);
+	if (!child)
+		_exit(scrub_stranger(self, c));
+	EXPECT_EQ(0, reap(&self->undo, child));
+	ASSERT_EQ(0, alloc_dev(self->fd, SCRUB_B, c, &hb));
+	ASSERT_EQ(0, ext_info(self->fd, hb, &ei));
+	bmap = map(&self->undo, self->fd, ei.pa, SCRUB_B, RW, MAP_SHARED);
+	ASSERT_NE(MAP_FAILED, bmap);
+	bad = not_pattern(bmap, SCRUB_B, SCRUB_PAT);
+	EXPECT_EQ(0, bad) TH_LOG("a new chunk: %zu words are not the pattern", bad);
+	EXPECT_EQ(0, unmap(&self->undo, bmap, SCRUB_B));
+	EXPECT_EQ(0, mem_free(self->fd, hb));
+	EXPECT_EQ(0, scrub_wait(self->fd, 0, c));
+	EXPECT_EQ(-EINVAL, scrub_wait(self->fd, 0, c)) TH_LOG("collected twice");
+
+	/*
+	 * Running, held back: the free memory is held and a second scrub
+	 * refused.  The child may take a while to get there: its transfers
+	 * must not time out first.
+	 */
+	ASSERT_EQ(0, set_timeout(120000));
+	child = scrub_held(_metadata, self, c);
+	EXPECT_EQ(-EBUSY, scrub_start(self->fd, 0, c, 0, SCRUB_PAT));
+	if (c)
+		EXPECT_EQ(1, page_allocatable(self->fd, 0)) TH_LOG("channel 0 is not the scrub's");
+	ASSERT_EQ(0, sim_set("dma_stall", "0"));
+	EXPECT_EQ(0, reap(&self->undo, child));
+	EXPECT_EQ(1, page_allocatable(self->fd, c)) TH_LOG("after the scrub");
+
+	/* Killed in the middle: everything back, and the next scrub runs. */
+	child = scrub_held(_metadata, self, c);
+	kill(child, SIGKILL);
+	EXPECT_EQ(128 + SIGKILL, reap(&self->undo, child));
+	EXPECT_TRUE(allocatable_within(self->fd, c, 1, 10000, &got)) TH_LOG("held: %d", got);
+	ASSERT_EQ(0, sim_set("dma_stall", "0"));
+	ASSERT_EQ(0, nt_write(DMA_TIMEOUT, "%s", self->timeout));
+	EXPECT_EQ(0, scrub_start(self->fd, 0, c, 0, SCRUB_PAT));
+	EXPECT_EQ(0, scrub_wait(self->fd, 0, c));
+	tc_check(_metadata, self, &a, "after the last scrub");
+	EXPECT_EQ(0, engines_check(_metadata, self, variant, "after the scrubs"));
+
+	tc_free(_metadata, self, &a);
+	if (fmap) {
+		EXPECT_EQ(0, not_byte(fmap, 0xa7, pg)) TH_LOG("the large chunk changed");
+		EXPECT_EQ(0, unmap(&self->undo, fmap, pg));
+		EXPECT_EQ(0, mem_free(self->fd, filler));
+	}
+	check_counts(_metadata, self->index, &self->start, "after the scrubs");
+}
+
 TEST_HARNESS_MAIN

@@ -784,6 +784,7 @@ static void engine_states(struct __test_metadata *_metadata, struct queue_self *
 {
 	static const __u32 bad_state[] = { NEURON_DMA_ENG_IDLE, 4, 5, 0x80000000, ~0U };
 	const __u32 bad_eng[] = { variant->g->engines, 0x10000, ~0U };
+	__u32 idle_eng = q->eng == 1 ? 0 : 1;
 	struct batch b;
 	unsigned int i;
 
@@ -801,6 +802,16 @@ static void engine_states(struct __test_metadata *_metadata, struct queue_self *
 			  "host engine %u", i);
 		expect_is(_metadata, 1, engine_runs(self->fd, i), "host engine %u", i);
 	}
+
+	/*
+	 * An engine with no queue: programmed on first use, so it stops and
+	 * runs like one that has queues.
+	 */
+	ASSERT_EQ(0, eng_set(self->fd, idle_eng, NEURON_DMA_ENG_DISABLE));
+	EXPECT_EQ(1, engine_reads(self->fd, idle_eng, NEURON_DMA_ENG_IDLE)) TH_LOG("stopped");
+	EXPECT_EQ(1, engine_runs(self->fd, q->eng)) TH_LOG("the queue's engine changed");
+	ASSERT_EQ(0, eng_set(self->fd, idle_eng, NEURON_DMA_ENG_NORMAL));
+	EXPECT_TRUE(engine_runs(self->fd, idle_eng));
 
 	make_batch(&b, q, h, d, 4, NSHAPES, 0);
 	run_batch(_metadata, self, q, &b, RUN_EXACT | RUN_PAUSED, "started while stopped");
