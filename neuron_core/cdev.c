@@ -97,6 +97,7 @@ static int neuron_open(struct inode *inode, struct file *file)
 		return -ENOMEM;
 	nf->nd = nd;
 	neuron_dma_async_init(&nf->async);
+	neuron_zc_init(&nf->zc, nd);
 
 	if ((file->f_flags & O_ACCMODE) == O_WRONLY) {
 		if (READ_ONCE(nd->state) == NEURON_STATE_GONE) {
@@ -147,12 +148,14 @@ static int neuron_release(struct inode *inode, struct file *file)
 	struct neuron_file *nf = file->private_data;
 
 	/* Copies in flight end before the process's memory can go. */
+	neuron_zc_release(&nf->zc);
 	neuron_dma_async_release(nf->nd, &nf->async);
 	if (nf->tgid) {
 		/* Its queues hold their chunks until they are released here. */
 		if (neuron_detach(nf->nd, nf->tgid)) {
 			neuron_dma_detach(nf->nd, nf->tgid);
 			neuron_dma_h2t_detach(nf->nd, nf->tgid);
+			neuron_dma_scrub_detach(nf->nd, nf->tgid);
 		}
 		put_pid(nf->tgid);
 	}

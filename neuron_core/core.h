@@ -150,11 +150,13 @@ struct neuron_device {
  * @nd: the device (pinned by the open file)
  * @tgid: the attached process, NULL for a free-access (O_WRONLY) file
  * @async: the file's asynchronous copies (MEM_COPY_ASYNC)
+ * @zc: the file's asynchronous zero-copy transfers and completion queues
  */
 struct neuron_file {
 	struct neuron_device *nd;
 	struct pid *tgid;
 	struct neuron_dma_async async;
+	struct neuron_zc_file zc;
 };
 
 /* main.c */

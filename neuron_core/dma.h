@@ -10,13 +10,16 @@
 #include <linux/mutex.h>
 #include <linux/semaphore.h>
 #include <linux/spinlock.h>
+#include <linux/list.h>
 #include <linux/types.h>
+#include <linux/workqueue.h>
 #include <linux/xarray.h>
 
 #include <neuron/dhal.h>
 #include <neuron/neuron_ioctl.h>
 #include <neuron/udma.h>
 
+struct mm_struct;
 struct neuron_device;
 struct neuron_file;
 struct neuron_mem_chunk;
@@ -200,6 +203,67 @@ struct neuron_dma {
 	struct pid *scrub_done[NEURON_MAX_HBM];
 };
 
+/* Entries of a zero-copy completion queue (a power of two). */
+#define NEURON_ZC_CQ_ENTRIES	1024
+/* Bytes of one, as GET_ASYNC_H2T_DMA_COMPL_QUEUES reports them. */
+#define NEURON_ZC_CQ_BYTES	(sizeof(neuron_h2d_dma_compl_queue_t) + \
+				 NEURON_ZC_CQ_ENTRIES * sizeof(neuron_h2d_dma_compl_queue_entry_t))
+/* Operations one MEM_BUF_ZEROCOPY64_BATCHES call, or a file's queued ones, hold at most. */
+#define NEURON_ZC_MAX_OPS	SZ_64K
+
+/**
+ * struct neuron_zc_batch - one batch of MEM_BUF_ZEROCOPY64_BATCHES, read in
+ * @mc: its chunk (a reference)
+ * @base: mem_handle_offset
+ * @uops: where its operations are in user memory
+ * @ops: its operations, read in and checked
+ * @num_ops: how many
+ */
+struct neuron_zc_batch {
+	struct neuron_mem_chunk *mc;
+	u64 base;
+	const void __user *uops;
+	const nrt_tensor_batch_op_t *ops;
+	u32 num_ops;
+};
+
+/**
+ * struct neuron_zc_cq - a completion queue: a host chunk of the process,
+ *	mapped by user space, that the driver appends an entry to when an
+ *	asynchronous zero-copy transfer ends
+ * @mc: the chunk (the queue's reference)
+ * @ring: its memory
+ * @tail: entries written; the copy in @ring is for user space, never read
+ * @pending: transfers queued whose entry is still to come
+ */
+struct neuron_zc_cq {
+	struct neuron_mem_chunk *mc;
+	neuron_h2d_dma_compl_queue_t *ring;
+	u32 tail;
+	u32 pending;
+};
+
+/**
+ * struct neuron_zc_file - a file's asynchronous zero-copy transfers
+ * @nd: the device
+ * @lock: protects @cq, @reqs and @ops
+ * @cq: completion queues made so far, by host engine and queue
+ * @reqs: transfers queued and not yet started, oldest first
+ * @ops: operations they and the one running hold
+ * @stop: the file goes: end the running transfer early, start no other
+ * @work: runs the transfers, one at a time, in order
+ */
+struct neuron_zc_file {
+	struct neuron_device *nd;
+	/* Protects cq, reqs and ops. */
+	struct mutex lock;
+	struct neuron_zc_cq *cq[NEURON_DMA_MAX_CHANS][NEURON_UDMA_MAX_QUEUES];
+	struct list_head reqs;
+	u32 ops;
+	bool stop;
+	struct work_struct work;
+};
+
 /**
  * struct neuron_dma_async - a file's asynchronous copies
  * @lock: protects @chan and serialises the file's async commands
@@ -234,6 +298,7 @@ int neuron_dma_copy(struct neuron_device *nd, struct neuron_mem_chunk *src, u64 
 int neuron_dma_fill(struct neuron_device *nd, u64 dst, u32 pattern, u64 size);
 int neuron_dma_scrub_start(struct neuron_device *nd, u32 nc_id, u32 hbm, u32 pattern);
 int neuron_dma_scrub_wait(struct neuron_device *nd, u32 nc_id, u32 hbm);
+void neuron_dma_scrub_detach(struct neuron_device *nd, struct pid *tgid);
 void neuron_dma_scrub_fini(struct neuron_device *nd);
 int neuron_dma_memset(struct neuron_device *nd, struct neuron_mem_chunk *mc, u64 off, u8 value,
 		      u64 size);
@@ -262,10 +327,25 @@ int neuron_dma_eng_init(struct neuron_device *nd, u32 eng_id);
 int neuron_dma_h2t_alloc(struct neuron_device *nd, u32 nc, u32 count, u32 *bmap, u32 *def);
 int neuron_dma_h2t_free(struct neuron_device *nd, u32 nc, u32 bmap);
 int neuron_dma_h2t_check(struct neuron_device *nd, u32 nc, s32 qid);
+int neuron_dma_h2t_queue(struct neuron_device *nd, u32 nc, s32 qid, unsigned int *eng,
+			 unsigned int *q);
 void neuron_dma_h2t_detach(struct neuron_device *nd, struct pid *tgid);
 void neuron_dma_h2t_reset(struct neuron_device *nd, u32 cores);
 int neuron_dma_eng_set_state(struct neuron_device *nd, u32 eng_id, enum neuron_udma_state state);
 void neuron_dma_detach(struct neuron_device *nd, struct pid *tgid);
 void neuron_dma_user_gone(struct neuron_device *nd);
+
+/* dma_zc.c: asynchronous zero-copy transfers and their completion queues */
+int neuron_mem_buf_copy(struct neuron_device *nd, struct neuron_mem_chunk *mc,
+			void __user *buf, u64 size, u64 offset, bool to_chunk);
+int neuron_zc_batches_run(struct neuron_device *nd, const struct neuron_zc_batch *b, u32 n,
+			  bool to_dev, const bool *stop, struct mm_struct *mm);
+void neuron_zc_init(struct neuron_zc_file *zf, struct neuron_device *nd);
+void neuron_zc_release(struct neuron_zc_file *zf);
+void neuron_zc_drain(struct neuron_zc_file *zf);
+int neuron_zc_queues(struct neuron_zc_file *zf, u32 nc, u32 bmap,
+		     struct neuron_ioctl_get_async_h2t_dma_compl_queues *out);
+int neuron_zc_submit(struct neuron_zc_file *zf, s32 qid, struct neuron_zc_batch *b, u32 nb,
+		     nrt_tensor_batch_op_t *ops, u32 nops, bool to_dev, u64 seq, u64 ctx);
 
 #endif /* _NEURON_CORE_DMA_H */

@@ -145,32 +145,57 @@ int neuron_dma_h2t_free(struct neuron_device *nd, u32 nc, u32 bmap)
 }
 
 /**
- * neuron_dma_h2t_check() - may the caller copy through queue @qid of core @nc?
+ * neuron_dma_h2t_queue() - the queue a copy of core @nc through @qid uses
  * @nd: the device
  * @nc: the NeuronCore of the chunk copied to or from
  * @qid: NEURON_DMA_H2T_DEFAULT_QID, @nc's default queue, or a copy queue
  *	the calling process claimed for @nc
+ * @eng: set to the index of @nc's host engine
+ * @q: set to the queue on it (@qid, or @nc's default queue)
+ *
+ * Return: 0, or -ENOENT when the caller may not use @qid for @nc.
+ */
+int neuron_dma_h2t_queue(struct neuron_device *nd, u32 nc, s32 qid, unsigned int *eng,
+			 unsigned int *q)
+{
+	struct neuron_dma *dma = &nd->dma;
+	unsigned int per;
+	int ret = 0;
+
+	if (neuron_h2t_where(nd, nc, eng, &per))
+		return -ENOENT;
+	if (qid == NEURON_DMA_H2T_DEFAULT_QID)
+		qid = nc % per;
+	if (qid < 0 || qid >= nd->dhal.dhal->udma->queues)
+		return -ENOENT;
+	*q = qid;
+	if (qid == nc % per)
+		return 0;
+	mutex_lock(&dma->h2t_lock);
+	if (dma->h2t[*eng].owner[qid] != task_tgid(current) || dma->h2t[*eng].nc[qid] != nc)
+		ret = -ENOENT;
+	mutex_unlock(&dma->h2t_lock);
+	return ret;
+}
+
+/**
+ * neuron_dma_h2t_check() - may the caller copy through queue @qid of core @nc?
+ * @nd: the device
+ * @nc: the NeuronCore of the chunk copied to or from
+ * @qid: as for neuron_dma_h2t_queue()
+ *
+ * The default queue is accepted even on a device without host engines:
+ * copies never need one of their own.
  *
  * Return: 0, or -ENOENT.
  */
 int neuron_dma_h2t_check(struct neuron_device *nd, u32 nc, s32 qid)
 {
-	struct neuron_dma *dma = &nd->dma;
-	unsigned int eng, per;
-	int ret;
+	unsigned int eng, q;
 
 	if (qid == NEURON_DMA_H2T_DEFAULT_QID)
 		return 0;
-	if (neuron_h2t_where(nd, nc, &eng, &per) || qid < 0 ||
-	    qid >= nd->dhal.dhal->udma->queues)
-		return -ENOENT;
-	if (qid == nc % per)
-		return 0;
-	mutex_lock(&dma->h2t_lock);
-	ret = dma->h2t[eng].owner[qid] == task_tgid(current) && dma->h2t[eng].nc[qid] == nc ?
-	      0 : -ENOENT;
-	mutex_unlock(&dma->h2t_lock);
-	return ret;
+	return neuron_dma_h2t_queue(nd, nc, qid, &eng, &q);
 }
 
 /*

@@ -15,8 +15,6 @@
  * a time.  See Documentation/dma.rst.
  */
 
-#define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
-
 #include <linux/bitops.h>
 #include <linux/mutex.h>
 #include <linux/pid.h>
@@ -111,18 +109,37 @@ int neuron_dma_scrub_wait(struct neuron_device *nd, u32 nc_id, u32 hbm)
 	return ret;
 }
 
+/* Forget the finished scrubs of @tgid (of everyone when NULL). */
+static void neuron_scrub_forget(struct neuron_dma *dma, struct pid *tgid)
+{
+	unsigned int i;
+
+	mutex_lock(&dma->scrub_lock);
+	for (i = 0; i < NEURON_MAX_HBM; i++) {
+		if (tgid && dma->scrub_done[i] != tgid)
+			continue;
+		put_pid(dma->scrub_done[i]);
+		dma->scrub_done[i] = NULL;
+	}
+	mutex_unlock(&dma->scrub_lock);
+}
+
+/**
+ * neuron_dma_scrub_detach() - a process detached: its scrubs go uncollected
+ * @nd: the device
+ * @tgid: the process
+ */
+void neuron_dma_scrub_detach(struct neuron_device *nd, struct pid *tgid)
+{
+	neuron_scrub_forget(&nd->dma, tgid);
+}
+
 /**
  * neuron_dma_scrub_fini() - drop what scrubs left behind
  * @nd: the device, at its release
  */
 void neuron_dma_scrub_fini(struct neuron_device *nd)
 {
-	struct neuron_dma *dma = &nd->dma;
-	unsigned int i;
-
-	for (i = 0; i < NEURON_MAX_HBM; i++) {
-		put_pid(dma->scrub_done[i]);
-		dma->scrub_done[i] = NULL;
-	}
-	mutex_destroy(&dma->scrub_lock);
+	neuron_scrub_forget(&nd->dma, NULL);
+	mutex_destroy(&nd->dma.scrub_lock);
 }

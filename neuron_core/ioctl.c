@@ -318,12 +318,9 @@ static const struct {
 	 * NEURON_DRIVER_FEATURE_CONTIGUOUS_SCRATCHPAD is never reported:
 	 * scratchpad chunks are placed like any other (Documentation/memory.rst).
 	 */
-	/*
-	 * NEURON_DRIVER_FEATURE_ZEROCOPY is not reported while zero-copy
-	 * transfers have no asynchronous form (completion queues), so a
-	 * runtime that relies on it does not choose zero-copy.  The
-	 * synchronous commands work (Documentation/dma.rst).
-	 */
+	{ NEURON_DRIVER_FEATURE_ZEROCOPY,
+	  { NEURON_IOCTL_MEM_BUF_ZEROCOPY64, NEURON_IOCTL_MEM_BUF_ZEROCOPY64_BATCHES,
+	    NEURON_IOCTL_GET_ASYNC_H2T_DMA_COMPL_QUEUES } },
 };
 
 static bool neuron_ioctl_implemented(unsigned int cmd)

@@ -568,27 +568,31 @@ long neuron_ioctl_h2t_free_queues(struct neuron_file *nf, void __user *arg)
  * @nf: the file
  * @arg: struct neuron_ioctl_get_async_h2t_dma_compl_queues
  *
- * Completion queues belong to asynchronous zero-copy transfers, which are
- * not implemented, so no queue has one.  Bits of qid_bitmap at 16 and above
- * name no queue and are ignored; an empty bitmap gets the zeroed table.
+ * Reports, for each queue in qid_bitmap, the mmap offset and size of the
+ * file's completion queue for it, making the queue if needed (dma_zc.c).
+ * Bits of qid_bitmap at 16 and above name no queue and are ignored; the
+ * other entries of the table are zero.
  *
- * Return: 0; -EFAULT; -EINVAL for a bad core; -EOPNOTSUPP when qid_bitmap
- * names a queue.
+ * Return: 0; -EFAULT; -EINVAL for a bad core, or a queue that is neither
+ * the core's default queue nor a copy queue the caller claimed for it;
+ * the errors of neuron_zc_queues().
  */
 long neuron_ioctl_h2t_compl_queues(struct neuron_file *nf, void __user *arg)
 {
 	struct neuron_ioctl_get_async_h2t_dma_compl_queues a;
-	u32 nc;
+	u32 nc, bmap;
+	int ret;
 
 	if (copy_from_user(&a, arg, sizeof(a)))
 		return -EFAULT;
 	nc = a.nc_id;
+	bmap = a.qid_bitmap;
 	if (nc >= nf->nd->dhal.dhal->layout->nc_count)
 		return -EINVAL;
-	if (a.qid_bitmap & GENMASK(NEURON_UDMA_MAX_QUEUES - 1, 0))
-		return -EOPNOTSUPP;
-	memset(&a, 0, sizeof(a));
-	a.nc_id = nc;
+	memset(a.compl_queue_info, 0, sizeof(a.compl_queue_info));
+	ret = neuron_zc_queues(&nf->zc, nc, bmap & GENMASK(NEURON_UDMA_MAX_QUEUES - 1, 0), &a);
+	if (ret)
+		return ret;
 	return copy_to_user(arg, &a, sizeof(a)) ? -EFAULT : 0;
 }
 

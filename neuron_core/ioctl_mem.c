@@ -329,30 +329,8 @@ out:
 
 /*
  * MEM_BUF_COPY and _64: a CPU copy between user memory and a host chunk,
- * a DMA transfer for a device chunk.
- * Device chunks need the DMA engine, which is not written yet.
+ * a DMA transfer for a device chunk (neuron_mem_buf_copy(), dma_zc.c).
  */
-/* Copy @size bytes between @buf and chunk @mc at @offset, which fit in it. */
-static long neuron_buf_copy_mc(struct neuron_file *nf, struct neuron_mem_chunk *mc,
-			       void __user *buf, u64 size, u64 offset, bool to_chunk)
-{
-	if (!size)
-		return 0;
-	if (mc->location != NEURON_MEM_HOST)
-		return neuron_dma_user_copy(nf->nd, mc, offset, buf, size, to_chunk);
-	if (to_chunk) {
-		/*
-		 * Fault the whole source in first, so that a bad buffer fails
-		 * before the chunk changes (barring a racing munmap by the
-		 * caller itself).
-		 */
-		if (fault_in_readable(buf, size))
-			return -EFAULT;
-		return copy_from_user(mc->va + offset, buf, size) ? -EFAULT : 0;
-	}
-	return copy_to_user(buf, mc->va + offset, size) ? -EFAULT : 0;
-}
-
 static long neuron_ioctl_buf_copy(struct neuron_file *nf, u64 handle, void __user *buf,
 				  u64 size, u64 offset, bool to_chunk, s32 h2t_qid)
 {
@@ -367,7 +345,7 @@ static long neuron_ioctl_buf_copy(struct neuron_file *nf, u64 handle, void __use
 		goto out;
 	ret = neuron_dma_h2t_check(nf->nd, mc->nc_id, h2t_qid);
 	if (!ret)
-		ret = neuron_buf_copy_mc(nf, mc, buf, size, offset, to_chunk);
+		ret = neuron_mem_buf_copy(nf->nd, mc, buf, size, offset, to_chunk);
 out:
 	neuron_mem_put(mc);
 	return ret;
@@ -429,6 +407,8 @@ long neuron_ioctl_mem_buf_zerocopy64(struct neuron_file *nf, void __user *arg)
 
 	if (copy_from_user(&a, arg, sizeof(a)))
 		return -EFAULT;
+	/* After the file's asynchronous zero-copy transfers. */
+	neuron_zc_drain(&nf->zc);
 	return neuron_ioctl_buf_copy(nf, a.mem_handle, neuron_user_ptr(a.buffer), a.size,
 				     a.offset, a.is_copy_to_device, a.h2t_qid);
 }
@@ -457,7 +437,8 @@ static long neuron_program(struct neuron_file *nf, u64 dst, const void *buf, u64
 		return -EOPNOTSUPP;
 	ret = -EINVAL;
 	if (mc->location != NEURON_MEM_HOST && neuron_mem_range_ok(mc, pa - mc->pa, size))
-		ret = neuron_buf_copy_mc(nf, mc, u64_to_user_ptr(ubuf), size, pa - mc->pa, true);
+		ret = neuron_mem_buf_copy(nf->nd, mc, u64_to_user_ptr(ubuf), size, pa - mc->pa,
+					  true);
 	neuron_mem_put(mc);
 	return ret;
 }
@@ -518,30 +499,20 @@ long neuron_ioctl_program_engine_nc64(struct neuron_file *nf, void __user *arg)
 	return neuron_program(nf, a.dst, a.buffer, a.size, a.offset);
 }
 
-/* What MEM_BUF_ZEROCOPY64_BATCHES is given at most in one call. */
+/* Batches one MEM_BUF_ZEROCOPY64_BATCHES call is given at most. */
 #define NEURON_ZC_MAX_BATCHES	4096
-#define NEURON_ZC_MAX_OPS	SZ_64K
-
-/*
- * One batch, read in: its chunk (a reference), where its operations are in
- * user memory and, once read, in the kernel.
- */
-struct neuron_zc_batch {
-	struct neuron_mem_chunk *mc;
-	u64 base;
-	const void __user *uops;
-	const nrt_tensor_batch_op_t *ops;
-	u32 num_ops;
-};
 
 /*
  * Read the batches and their operations in and check them all: handles,
  * queue, ranges (with overflow) and buffers.  Fills @b (chunk references
- * taken even on failure, for the caller to drop) and @ops.
+ * taken even on failure, for the caller to drop), *@opsp (for the caller
+ * to free), *@nops with the number of operations and *@ctx with the last
+ * batch's context.
  */
 static long neuron_zc_read(struct neuron_file *nf,
 			   const struct neuron_ioctl_mem_buf_copy64zc_batches *a,
-			   struct neuron_zc_batch *b, nrt_tensor_batch_op_t **opsp)
+			   struct neuron_zc_batch *b, nrt_tensor_batch_op_t **opsp, u32 *nops,
+			   u64 *ctx)
 {
 	neuron_memcpy_batch_t __user *ub = neuron_user_ptr(a->batches_ptr);
 	nrt_tensor_batch_op_t *ops;
@@ -564,6 +535,7 @@ static long neuron_zc_read(struct neuron_file *nf,
 		b[i].base = mb.mem_handle_offset;
 		b[i].uops = neuron_user_ptr(mb.ops_ptr);
 		b[i].num_ops = mb.num_ops;
+		*ctx = (uintptr_t)mb.context;
 		if (neuron_dma_h2t_check(nf->nd, b[i].mc->nc_id, a->h2t_qid))
 			return -ENOENT;
 	}
@@ -571,6 +543,7 @@ static long neuron_zc_read(struct neuron_file *nf,
 	if (!ops)
 		return -ENOMEM;
 	*opsp = ops;
+	*nops = total;
 	for (i = 0; i < a->num_batches; i++) {
 		if (copy_from_user(ops, b[i].uops, array_size(b[i].num_ops, sizeof(*ops))))
 			return -EFAULT;
@@ -594,23 +567,30 @@ static long neuron_zc_read(struct neuron_file *nf,
  * Every operation of every batch copies op.size bytes between op.buffer
  * and the batch's chunk at mem_handle_offset + op.offset, in order, as
  * MEM_BUF_ZEROCOPY64 does.  Everything is read in and checked before the
- * first byte moves.  Only the synchronous form exists: a non-zero flags
- * (of the call or of a batch) asks for a completion-queue entry instead of
- * a wait, which is not implemented.
+ * first byte moves.
+ *
+ * With sequence_num 0 the call returns when the transfer is done.  Any
+ * other sequence_num queues it and returns at once; its end is reported in
+ * the completion queue of h2t_qid on the first batch's core (dma_zc.c):
+ * an entry with the call's sequence_num, 0 or the transfer's -errno, and
+ * the last batch's context.  Non-zero flags, of the call or of a batch,
+ * are not defined and are refused.
  *
  * Return: 0; -EFAULT; -EINVAL for no batches, a batch without operations,
  * a handle not the caller's, an empty operation or a range outside the
  * chunk; -E2BIG past NEURON_ZC_MAX_BATCHES batches or NEURON_ZC_MAX_OPS
  * operations; -ENOENT for a queue as neuron_ioctl_mem_buf_zerocopy64();
- * -EOPNOTSUPP for non-zero flags; -ENOMEM; transfer errors.
+ * -EOPNOTSUPP for non-zero flags; -ENOMEM; transfer errors; for the
+ * asynchronous form, the errors of neuron_zc_submit().
  */
 long neuron_ioctl_mem_buf_zerocopy64_batches(struct neuron_file *nf, void __user *arg)
 {
 	struct neuron_ioctl_mem_buf_copy64zc_batches a;
 	nrt_tensor_batch_op_t *ops = NULL;
 	struct neuron_zc_batch *b;
+	u32 i, nops = 0;
+	u64 ctx = 0;
 	long ret;
-	u32 i, k;
 
 	if (copy_from_user(&a, arg, sizeof(a)))
 		return -EFAULT;
@@ -623,12 +603,17 @@ long neuron_ioctl_mem_buf_zerocopy64_batches(struct neuron_file *nf, void __user
 	b = kvcalloc(a.num_batches, sizeof(*b), GFP_KERNEL);
 	if (!b)
 		return -ENOMEM;
-	ret = neuron_zc_read(nf, &a, b, &ops);
-	for (i = 0; !ret && i < a.num_batches; i++)
-		for (k = 0; !ret && k < b[i].num_ops; k++)
-			ret = neuron_buf_copy_mc(nf, b[i].mc, neuron_user_ptr(b[i].ops[k].buffer),
-						 b[i].ops[k].size, b[i].base + b[i].ops[k].offset,
-						 a.is_copy_to_device);
+	ret = neuron_zc_read(nf, &a, b, &ops, &nops, &ctx);
+	if (!ret && a.sequence_num) {
+		ret = neuron_zc_submit(&nf->zc, a.h2t_qid, b, a.num_batches, ops, nops,
+				       a.is_copy_to_device, a.sequence_num, ctx);
+		if (!ret)
+			return 0;
+	} else if (!ret) {
+		neuron_zc_drain(&nf->zc);
+		ret = neuron_zc_batches_run(nf->nd, b, a.num_batches, a.is_copy_to_device,
+					    NULL, NULL);
+	}
 	for (i = 0; i < a.num_batches; i++)
 		neuron_mem_put(b[i].mc);
 	kvfree(ops);

@@ -5,8 +5,10 @@
  * between any two chunks (MEM_COPY), fills (MEMSET), asynchronous copies
  * and their waits (MEM_COPY_ASYNC, MEM_COPY_ASYNC_WAIT), the engine and
  * queue state queries, every refused argument, engine faults and timeouts
- * (the simulator's dma_stall and dma_abort switches), and a process killed
- * while its copy is held back.
+ * (the simulator's dma_stall and dma_abort switches), a process killed
+ * while its copy is held back, copy queues, batched zero-copy transfers,
+ * synchronous and asynchronous (completion queues), PROGRAM_ENGINE and the
+ * HBM scrub.
  *
  * Each test starts with no Neuron module loaded, loads neuron_core and
  * neuron_sim with 512 MiB of device memory (so 64 MiB chunks fit on every
@@ -44,6 +46,12 @@
 #define MAX_HBM		4
 #define NQUEUES		16
 #define MIB		(1024ULL * 1024)
+/* Bytes of a completion queue of asynchronous zero-copy transfers. */
+#define CQ_ENTRIES	1024
+#define CQ_BYTES	(sizeof(neuron_h2d_dma_compl_queue_t) + \
+			 CQ_ENTRIES * sizeof(neuron_h2d_dma_compl_queue_entry_t))
+/* Longest wait for a transfer's completion entry. */
+#define CQ_WAIT_MS	20000
 /* Longest wait, on top of dma_timeout_ms, for released memory to show in the counters. */
 #define RELEASE_MS	5000
 
@@ -1657,7 +1665,7 @@ TEST_F_TIMEOUT(dma, copy_queues, 300)
 	EXPECT_EQ(0, reap(&self->undo, child));
 	EXPECT_EQ(mine, claim(_metadata, self->fd, 0, 3, per));
 
-	/* No queue has a completion queue. */
+	/* Completion queues: none for no queue; one each for claimed queues, no others. */
 	memset(&cq, 0xa5, sizeof(cq));
 	cq.nc_id = last;
 	cq.qid_bitmap = 0xffff0000;
@@ -1668,7 +1676,13 @@ TEST_F_TIMEOUT(dma, copy_queues, 300)
 		EXPECT_EQ(0, cq.compl_queue_info[q].mmap_size);
 	}
 	cq.qid_bitmap = farq;
-	EXPECT_EQ(-EOPNOTSUPP, xioctl(self->fd, NEURON_IOCTL_GET_ASYNC_H2T_DMA_COMPL_QUEUES, &cq));
+	EXPECT_EQ(0, xioctl(self->fd, NEURON_IOCTL_GET_ASYNC_H2T_DMA_COMPL_QUEUES, &cq));
+	for (q = 0; q < NQUEUES; q++) {
+		EXPECT_EQ(!!(farq & (1U << q)), cq.compl_queue_info[q].mmap_offset != 0);
+		EXPECT_EQ(farq & (1U << q) ? CQ_BYTES : 0, cq.compl_queue_info[q].mmap_size);
+	}
+	cq.qid_bitmap = mine;
+	EXPECT_EQ(-EINVAL, xioctl(self->fd, NEURON_IOCTL_GET_ASYNC_H2T_DMA_COMPL_QUEUES, &cq));
 	cq.nc_id = variant->g->ncs;
 	cq.qid_bitmap = 0;
 	EXPECT_EQ(-EINVAL, xioctl(self->fd, NEURON_IOCTL_GET_ASYNC_H2T_DMA_COMPL_QUEUES, &cq));
@@ -1688,15 +1702,22 @@ TEST_F_TIMEOUT(dma, copy_queues, 300)
 	tc_free(_metadata, self, &far);
 }
 
-static long zc_batches(int fd, neuron_memcpy_batch_t *b, __u32 n, int to_dev, int qid,
-		       __u16 flags)
+/* MEM_BUF_ZEROCOPY64_BATCHES; asynchronous for a non-zero @seq. */
+static long zc_batches_seq(int fd, neuron_memcpy_batch_t *b, __u32 n, int to_dev, int qid,
+			   __u16 flags, __u64 seq)
 {
 	struct neuron_ioctl_mem_buf_copy64zc_batches a = {
 		.batches_ptr = b, .num_batches = n, .is_copy_to_device = to_dev,
-		.h2t_qid = qid, .flags = flags, .sequence_num = 77,
+		.h2t_qid = qid, .flags = flags, .sequence_num = seq,
 	};
 
 	return xioctl(fd, NEURON_IOCTL_MEM_BUF_ZEROCOPY64_BATCHES, &a);
+}
+
+static long zc_batches(int fd, neuron_memcpy_batch_t *b, __u32 n, int to_dev, int qid,
+		       __u16 flags)
+{
+	return zc_batches_seq(fd, b, n, to_dev, qid, flags, 0);
 }
 
 #define ZB_BATCHES	3
@@ -1769,6 +1790,21 @@ static void zb_read(struct __test_metadata *_metadata, struct zb *z)
 			EXPECT_EQ(0, memcmp(z->t[i].shadow + z->base[i] + z->ops[i][k].offset,
 					    z->ops[i][k].buffer, z->ops[i][k].size))
 				TH_LOG("batch %d, operation %d read back", i, k);
+}
+
+/*
+ * Three chunks (device on the first and last channels, host), the first and
+ * last batches at offsets @base0 and @base2, and random operations.
+ */
+static void zb_setup(struct __test_metadata *_metadata, struct dma_self *self, struct zb *z,
+		     __u64 base0, __u64 base2)
+{
+	tc_new(_metadata, self, &z->t[0], 0, 2 * MIB, 0);
+	tc_new(_metadata, self, &z->t[1], 0, 256 * 1024, self->nhbm - 1);
+	tc_new(_metadata, self, &z->t[2], 1, 128 * 1024, 0);
+	z->base[0] = base0;
+	z->base[2] = base2;
+	zb_make(z);
 }
 
 /* Every way the last operation of the last batch can be wrong. */
@@ -1878,12 +1914,7 @@ TEST_F_TIMEOUT(dma, zerocopy_batches, 300)
 	ASSERT_NE(NULL, z);
 	ASSERT_NE(NULL, in);
 	ASSERT_NE(NULL, out);
-	tc_new(_metadata, self, &z->t[0], 0, 2 * MIB, 0);
-	tc_new(_metadata, self, &z->t[1], 0, 256 * 1024, self->nhbm - 1);
-	tc_new(_metadata, self, &z->t[2], 1, 128 * 1024, 0);
-	z->base[0] = 5;
-	z->base[2] = 4096;
-	zb_make(z);
+	zb_setup(_metadata, self, z, 5, 4096);
 
 	rnd_fill(in, ZB_SPAN);
 	zb_point(z, in);
@@ -1919,6 +1950,302 @@ TEST_F_TIMEOUT(dma, zerocopy_batches, 300)
 	free(in);
 	free(out);
 	free(z);
+}
+
+/* ---- Asynchronous zero-copy and completion queues ------------------------ */
+
+/* Locate (making them) the completion queues of @bmap on core @nc. */
+static long cq_get(int fd, __u32 nc, __u32 bmap,
+		   struct neuron_ioctl_get_async_h2t_dma_compl_queues *a)
+{
+	memset(a, 0xa5, sizeof(*a));
+	a->nc_id = nc;
+	a->qid_bitmap = bmap;
+	return xioctl(fd, NEURON_IOCTL_GET_ASYNC_H2T_DMA_COMPL_QUEUES, a);
+}
+
+/* Map the completion queue of queue @q of core @nc, or NULL. */
+static neuron_h2d_dma_compl_queue_t *cq_map(struct undo *u, int fd, __u32 nc, __u32 q)
+{
+	struct neuron_ioctl_get_async_h2t_dma_compl_queues a;
+	void *p;
+
+	if (cq_get(fd, nc, 1U << q, &a) || a.compl_queue_info[q].mmap_size != CQ_BYTES)
+		return NULL;
+	p = map(u, fd, a.compl_queue_info[q].mmap_offset, CQ_BYTES, RW, MAP_SHARED);
+	return p == MAP_FAILED ? NULL : p;
+}
+
+/* Entry @n of @c once the driver wrote it, or NULL after @ms. */
+static const neuron_h2d_dma_compl_queue_entry_t *cq_wait(neuron_h2d_dma_compl_queue_t *c,
+							 __u32 n, long ms)
+{
+	long end = nt_now_ms() + ms;
+
+	while ((__s32)(__atomic_load_n(&c->tail, __ATOMIC_ACQUIRE) - n) <= 0) {
+		if (nt_now_ms() > end)
+			return NULL;
+		usleep(1000);
+	}
+	return &c->entries[n % CQ_ENTRIES];
+}
+
+/* Entry @n of @c comes, for transfer @seq, with status @ret and context @ctx. */
+static void cq_expect(struct __test_metadata *_metadata, neuron_h2d_dma_compl_queue_t *c,
+		      __u32 n, __u64 seq, long long ret, const void *ctx)
+{
+	const neuron_h2d_dma_compl_queue_entry_t *e = cq_wait(c, n, CQ_WAIT_MS);
+
+	ASSERT_NE(NULL, e) TH_LOG("no entry %u for transfer %llu in %d ms", n,
+				  (unsigned long long)seq, CQ_WAIT_MS);
+	EXPECT_EQ(seq, e->sequence_num);
+	EXPECT_EQ(ret, e->compl_ret);
+	EXPECT_EQ(ctx, e->context);
+}
+
+/*
+ * The asynchronous form of MEM_BUF_ZEROCOPY64_BATCHES (non-zero
+ * sequence_num) and its completion queues: both ways, in order with the
+ * synchronous form, failures reported in the entry, a full queue refused,
+ * nothing queued for a refused call, a copy queue's own completion queue.
+ */
+TEST_F_TIMEOUT(dma, zerocopy_async, 300)
+{
+	const __u32 per = variant->g->ncs / (variant->g->engines - variant->g->user);
+	unsigned char *in = malloc(ZB_SPAN), *out = calloc(1, ZB_SPAN);
+	struct neuron_ioctl_get_async_h2t_dma_compl_queues a;
+	neuron_h2d_dma_compl_queue_t *c, *cc;
+	struct zb *z = calloc(1, sizeof(*z));
+	void *nowhere = no_access(), *ctx;
+	__u32 q, qi, n = 0;
+	pid_t child;
+	__u64 off;
+	int i;
+
+	ASSERT_NE(NULL, z);
+	ASSERT_NE(NULL, in);
+	ASSERT_NE(NULL, out);
+	ASSERT_NE(NULL, nowhere);
+	zb_setup(_metadata, self, z, 3, 8192);
+	ctx = &z->b[ZB_BATCHES - 1];
+
+	/* Core 0's default queue (0) has one; bits from 16 up name nothing. */
+	ASSERT_EQ(0, cq_get(self->fd, 0, 0xffff0001, &a));
+	for (q = 1; q < NQUEUES; q++) {
+		EXPECT_EQ(0, a.compl_queue_info[q].mmap_offset);
+		EXPECT_EQ(0, a.compl_queue_info[q].mmap_size);
+	}
+	EXPECT_EQ(CQ_BYTES, a.compl_queue_info[0].mmap_size);
+	off = a.compl_queue_info[0].mmap_offset;
+	ASSERT_EQ(0, cq_get(self->fd, 0, 1, &a));
+	EXPECT_EQ(off, a.compl_queue_info[0].mmap_offset);
+	c = cq_map(&self->undo, self->fd, 0, 0);
+	ASSERT_NE(NULL, c);
+	EXPECT_EQ(CQ_ENTRIES, c->capacity);
+	EXPECT_EQ(0, c->head);
+	EXPECT_EQ(0, c->tail);
+	EXPECT_EQ(-EINVAL, cq_get(self->fd, variant->g->ncs, 1, &a));
+	EXPECT_EQ(-EINVAL, cq_get(self->fd, 0, 1U << (NQUEUES - 1), &a));
+	EXPECT_EQ(-EINVAL, cq_get(self->fd, 0, 1U | 1U << (NQUEUES - 1), &a));
+
+	/* Another process, attached, sharing this file: not its queue. */
+	child = spawn(_metadata, &self->undo);
+	if (child == 0) {
+		int cfd = open_node(self->index, O_RDWR), fails = 0;
+
+		CHILD_CHECK(cfd >= 0);
+		CHILD_CHECK(cq_get(self->fd, 0, 1, &a) == -EACCES);
+		CHILD_CHECK(cq_get(cfd, 0, 1, &a) == 0 && a.compl_queue_info[0].mmap_offset != off);
+		_exit(child_status(fails));
+	}
+	EXPECT_EQ(0, reap(&self->undo, child));
+
+	/* Into the chunks, then out of them: each reported once done. */
+	rnd_fill(in, ZB_SPAN);
+	zb_point(z, in);
+	ASSERT_EQ(0, zc_batches_seq(self->fd, z->b, ZB_BATCHES, 1, -1, 0, 1001));
+	cq_expect(_metadata, c, n++, 1001, 0, ctx);
+	zb_written(z);
+	for (i = 0; i < ZB_BATCHES; i++)
+		tc_check(_metadata, self, &z->t[i], "after an asynchronous transfer to them");
+	zb_point(z, out);
+	ASSERT_EQ(0, zc_batches_seq(self->fd, z->b, ZB_BATCHES, 0, -1, 0, 1002));
+	cq_expect(_metadata, c, n++, 1002, 0, ctx);
+	zb_read(_metadata, z);
+
+	/* A synchronous call comes after the file's queued transfers. */
+	rnd_fill(in, ZB_SPAN);
+	zb_point(z, in);
+	ASSERT_EQ(0, zc_batches_seq(self->fd, z->b, ZB_BATCHES, 1, -1, 0, 1003));
+	zb_written(z);
+	memset(out, 0, ZB_SPAN);
+	zb_point(z, out);
+	ASSERT_EQ(0, zc_batches(self->fd, z->b, ZB_BATCHES, 0, -1, 0));
+	zb_read(_metadata, z);
+	cq_expect(_metadata, c, n++, 1003, 0, ctx);
+
+	/* A buffer that cannot be written: accepted, the entry says -EFAULT. */
+	z->ops[1][2].buffer = nowhere;
+	ASSERT_EQ(0, zc_batches_seq(self->fd, z->b, ZB_BATCHES, 0, -1, 0, 1004));
+	cq_expect(_metadata, c, n++, 1004, -EFAULT, ctx);
+
+	/* Refused, with nothing queued: the call's checks, a full queue, a bad head. */
+	zb_point(z, in);
+	EXPECT_EQ(-EOPNOTSUPP, zc_batches_seq(self->fd, z->b, ZB_BATCHES, 1, -1, 1, 2001));
+	EXPECT_EQ(-ENOENT, zc_batches_seq(self->fd, z->b, ZB_BATCHES, 1, NQUEUES - 1, 0, 2002));
+	EXPECT_EQ(-EINVAL, zc_batches_seq(self->fd, z->b, 0, 1, -1, 0, 2003));
+	z->ops[2][0].size = 0;
+	EXPECT_EQ(-EINVAL, zc_batches_seq(self->fd, z->b, ZB_BATCHES, 1, -1, 0, 2004));
+	zb_make(z);
+	zb_point(z, in);
+	c->head = c->tail - CQ_ENTRIES;
+	EXPECT_EQ(-EBUSY, zc_batches_seq(self->fd, z->b, ZB_BATCHES, 1, -1, 0, 2005));
+	c->head = c->tail + 1;
+	EXPECT_EQ(-EBUSY, zc_batches_seq(self->fd, z->b, ZB_BATCHES, 1, -1, 0, 2006));
+	/* Consumed up to one short of full: room for one more. */
+	c->head = c->tail - CQ_ENTRIES + 1;
+	ASSERT_EQ(0, zc_batches_seq(self->fd, z->b, ZB_BATCHES, 1, -1, 0, 1005));
+	cq_expect(_metadata, c, n++, 1005, 0, ctx);
+	/* One entry per transfer, none for a refused call. */
+	EXPECT_EQ(n, c->tail);
+	c->head = c->tail;
+	zb_written(z);
+	for (i = 0; i < ZB_BATCHES; i++)
+		tc_check(_metadata, self, &z->t[i], "after the refused transfers");
+
+	/* Many queued at once: one entry each, in order. */
+	for (i = 0; i < 40; i++) {
+		z->b[0].num_ops = 1 + i % ZB_OPS;
+		ASSERT_EQ(0, zc_batches_seq(self->fd, z->b, 1 + i % ZB_BATCHES, i & 1, -1, 0,
+					    3000 + i));
+	}
+	for (i = 0; i < 40; i++)
+		cq_expect(_metadata, c, n++, 3000 + i, 0, &z->b[i % ZB_BATCHES]);
+	z->b[0].num_ops = ZB_OPS;
+	c->head = c->tail;
+
+	/* A copy queue has its own; the default queue's gets nothing. */
+	q = claim(_metadata, self->fd, 0, 1, per);
+	ASSERT_NE(0, q);
+	qi = __builtin_ctz(q);
+	ASSERT_EQ(0, cq_get(self->fd, 0, q | 1, &a));
+	EXPECT_EQ(off, a.compl_queue_info[0].mmap_offset);
+	EXPECT_NE(off, a.compl_queue_info[qi].mmap_offset);
+	cc = cq_map(&self->undo, self->fd, 0, qi);
+	ASSERT_NE(NULL, cc);
+	rnd_fill(in, ZB_SPAN);
+	ASSERT_EQ(0, zc_batches_seq(self->fd, z->b, ZB_BATCHES, 1, qi, 0, 1006));
+	cq_expect(_metadata, cc, 0, 1006, 0, ctx);
+	EXPECT_EQ(n, c->tail);
+	zb_written(z);
+	for (i = 0; i < ZB_BATCHES; i++)
+		tc_check(_metadata, self, &z->t[i], "through a copy queue");
+	EXPECT_EQ(0, h2t_free(self->fd, 0, q));
+	EXPECT_EQ(-ENOENT, zc_batches_seq(self->fd, z->b, ZB_BATCHES, 1, qi, 0, 2007));
+	usleep(100000);
+	EXPECT_EQ(1, cc->tail);
+	EXPECT_EQ(n, c->tail);
+
+	EXPECT_EQ(0, unmap(&self->undo, cc, CQ_BYTES));
+	EXPECT_EQ(0, unmap(&self->undo, c, CQ_BYTES));
+	for (i = 0; i < ZB_BATCHES; i++)
+		tc_free(_metadata, self, &z->t[i]);
+	munmap(nowhere, 2 * pg);
+	free(in);
+	free(out);
+	free(z);
+}
+
+/* A counter of the device's DMA debugfs file, or -1. */
+static long long dma_stat(int index, const char *name)
+{
+	char path[96], line[96];
+	long long v = -1;
+	size_t len = strlen(name);
+	FILE *f;
+
+	snprintf(path, sizeof(path), "/sys/kernel/debug/neuron/neuron%d/dma", index);
+	f = fopen(path, "r");
+	if (!f)
+		return -1;
+	while (fgets(line, sizeof(line), f))
+		if (!strncmp(line, name, len) && line[len] == ':')
+			v = strtoll(line + len + 1, NULL, 10);
+	fclose(f);
+	return v;
+}
+
+/*
+ * A process killed while its asynchronous transfer is held back (stalled
+ * engines), with two more queued behind it and its completion queue
+ * mapped: it dies at once; the held-back piece times out (the only
+ * timeout: the queued transfers never start); then everything it had
+ * comes back and the engines serve the next copy.
+ */
+TEST_F_TIMEOUT(dma, zerocopy_async_kill, 300)
+{
+	const __u64 size = 16 * MIB;
+	struct tchunk h, d;
+	int up[2], i;
+	__u64 msg[2];
+	pid_t child;
+	long t;
+	long long timeouts = dma_stat(self->index, "timeouts");
+
+	ASSERT_LE(0, timeouts);
+	ASSERT_EQ(0, set_timeout(3000));
+	ASSERT_EQ(0, sim_set("dma_stall", "1"));
+	ASSERT_EQ(0, pipe(up));
+	child = spawn(_metadata, &self->undo);
+	if (child == 0) {
+		int cfd = open_node(self->index, O_RDWR), fails = 0;
+		unsigned char *ubuf = malloc(size);
+		nrt_tensor_batch_op_t op = { .offset = 0, .size = size, .buffer = ubuf };
+		neuron_memcpy_batch_t b = { .ops_ptr = &op, .num_ops = 1 };
+		neuron_h2d_dma_compl_queue_t *c;
+		struct undo u = { 0 };
+		__u64 v[2] = { 0, 0 };
+
+		close(up[0]);
+		CHILD_CHECK(cfd >= 0 && ubuf);
+		CHILD_CHECK(alloc_dev(cfd, size, 0, &b.mem_handle) == 0);
+		if (fails)
+			_exit(child_status(fails));
+		memset(ubuf, 0x3c, size);
+		c = cq_map(&u, cfd, 0, 0);
+		CHILD_CHECK(c);
+		for (i = 0; i < 3; i++)
+			CHILD_CHECK(zc_batches_seq(cfd, &b, 1, !(i & 1), -1, 0, 7 + i) == 0);
+		v[1] = fails;
+		CHILD_CHECK(put_u64s(up[1], v, 2) == 0);
+		pause();
+		_exit(child_status(fails));
+	}
+	close(up[1]);
+	ASSERT_EQ(0, get_u64s(up[0], msg, 2)) TH_LOG("the child did not get going");
+	ASSERT_EQ(0, msg[1]) TH_LOG("the child's transfers were not queued");
+	usleep(200000);
+
+	t = nt_now_ms();
+	kill(child, SIGKILL);
+	EXPECT_EQ(128 + SIGKILL, reap(&self->undo, child));
+	t = nt_now_ms() - t;
+	close(up[0]);
+	TH_LOG("reaped %ld ms after SIGKILL", t);
+	EXPECT_GT(2000, t) TH_LOG("the child took %ld ms to die", t);
+	if (!mcount_reach(self->index, &self->start, 3000 + RELEASE_MS))
+		TH_LOG("memory not back %d ms after the child died", 3000 + RELEASE_MS);
+	check_counts(_metadata, self->index, &self->start, "after the killed transfer");
+	EXPECT_EQ(timeouts + 1, dma_stat(self->index, "timeouts"));
+	ASSERT_EQ(0, sim_set("dma_stall", "0"));
+
+	tc_new(_metadata, self, &h, 1, 2 * pg, 0);
+	tc_new(_metadata, self, &d, 0, 2 * pg, 0);
+	tc_copy(_metadata, self, 1, &h, 1, &d, 3, 2 * pg - 7);
+	tc_check(_metadata, self, &d, "after the killed transfer");
+	tc_free(_metadata, self, &h);
+	tc_free(_metadata, self, &d);
+	ASSERT_EQ(0, nt_write(DMA_TIMEOUT, "%s", self->timeout));
 }
 
 /* PROGRAM_ENGINE (form 0), PROGRAM_ENGINE_NC (1) or PROGRAM_ENGINE_NC64 (2). */

@@ -309,7 +309,8 @@ static void information_matches_device(struct __test_metadata *_metadata,
 		/* Exactly the features whose commands are all implemented. */
 		EXPECT_EQ(NEURON_DRIVER_FEATURE_DMABUF | NEURON_DRIVER_FEATURE_MEM_ALLOC_TYPE |
 			  NEURON_DRIVER_FEATURE_MEM_ALLOC64 | NEURON_DRIVER_FEATURE_ASYNC_DMA |
-			  NEURON_DRIVER_FEATURE_BATCH_DMAQ_INIT | NEURON_DRIVER_FEATURE_HBM_SCRUB,
+			  NEURON_DRIVER_FEATURE_BATCH_DMAQ_INIT | NEURON_DRIVER_FEATURE_HBM_SCRUB |
+			  NEURON_DRIVER_FEATURE_ZEROCOPY,
 			  di.feature_flags1);
 
 		memset(&cv, 0xa5, sizeof(cv));
