@@ -1106,6 +1106,10 @@ static int neuron_dma_debugfs_show(struct seq_file *s, void *unused)
 	seq_printf(s, "aborted: %lld\n", (long long)atomic64_read(&dma->errors));
 	seq_printf(s, "interrupted: %lld\n", (long long)atomic64_read(&dma->interrupted));
 	seq_printf(s, "queue_shadow_bytes: %lld\n", (long long)atomic64_read(&dma->shadow_bytes));
+	seq_printf(s, "zerocopy_async_queued: %lld\n", (long long)atomic64_read(&dma->zc_queued));
+	seq_printf(s, "zerocopy_async_done: %lld\n", (long long)atomic64_read(&dma->zc_done));
+	seq_printf(s, "zerocopy_async_failed: %lld\n", (long long)atomic64_read(&dma->zc_failed));
+	seq_printf(s, "zerocopy_async_dropped: %lld\n", (long long)atomic64_read(&dma->zc_dropped));
 	return 0;
 }
 DEFINE_SHOW_ATTRIBUTE(neuron_dma_debugfs);

@@ -160,6 +160,10 @@ struct neuron_dma_h2t {
  * @timeouts: waits that timed out
  * @errors: transfers the engine aborted
  * @interrupted: waits a fatal signal ended
+ * @zc_queued: asynchronous zero-copy transfers queued (dma_zc.c)
+ * @zc_done: of those, ended well
+ * @zc_failed: ended with an error (their entry says which)
+ * @zc_dropped: dropped unstarted because their file went
  * @uengs: engine id -> &struct neuron_dma_ueng, made on first use (under
  *	@lock), freed when the device goes
  * @shadow_bytes: bytes of user queues' shadow rings (at most
@@ -192,6 +196,10 @@ struct neuron_dma {
 	atomic64_t timeouts;
 	atomic64_t errors;
 	atomic64_t interrupted;
+	atomic64_t zc_queued;
+	atomic64_t zc_done;
+	atomic64_t zc_failed;
+	atomic64_t zc_dropped;
 	struct xarray uengs;
 	atomic64_t shadow_bytes;
 	/* Protects h2t. */

@@ -231,6 +231,7 @@ static void neuron_zc_work(struct work_struct *work)
 
 		ret = neuron_zc_run(zf, r);
 
+		atomic64_inc(ret ? &zf->nd->dma.zc_failed : &zf->nd->dma.zc_done);
 		mutex_lock(&zf->lock);
 		neuron_zc_post(r->cq, r->seq, ret, r->ctx);
 		r->cq->pending--;
@@ -279,8 +280,10 @@ void neuron_zc_release(struct neuron_zc_file *zf)
 	mutex_lock(&zf->lock);
 	list_splice_init(&zf->reqs, &drop);
 	mutex_unlock(&zf->lock);
-	list_for_each_entry_safe(r, next, &drop, node)
+	list_for_each_entry_safe(r, next, &drop, node) {
+		atomic64_inc(&zf->nd->dma.zc_dropped);
 		neuron_zc_req_free(r);
+	}
 	cancel_work_sync(&zf->work);
 	for (e = 0; e < NEURON_DMA_MAX_CHANS; e++) {
 		for (q = 0; q < NEURON_UDMA_MAX_QUEUES; q++) {
@@ -433,6 +436,7 @@ int neuron_zc_submit(struct neuron_zc_file *zf, s32 qid, struct neuron_zc_batch 
 	list_add_tail(&r->node, &zf->reqs);
 	cq->pending++;
 	zf->ops += nops;
+	atomic64_inc(&zf->nd->dma.zc_queued);
 	mutex_unlock(&zf->lock);
 	queue_work(system_unbound_wq, &zf->work);
 	return 0;

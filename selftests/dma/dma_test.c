@@ -2003,6 +2003,25 @@ static void cq_expect(struct __test_metadata *_metadata, neuron_h2d_dma_compl_qu
 	EXPECT_EQ(ctx, e->context);
 }
 
+/* A counter of the device's DMA debugfs file, or -1. */
+static long long dma_stat(int index, const char *name)
+{
+	char path[96], line[96];
+	long long v = -1;
+	size_t len = strlen(name);
+	FILE *f;
+
+	snprintf(path, sizeof(path), "/sys/kernel/debug/neuron/neuron%d/dma", index);
+	f = fopen(path, "r");
+	if (!f)
+		return -1;
+	while (fgets(line, sizeof(line), f))
+		if (!strncmp(line, name, len) && line[len] == ':')
+			v = strtoll(line + len + 1, NULL, 10);
+	fclose(f);
+	return v;
+}
+
 /*
  * The asynchronous form of MEM_BUF_ZEROCOPY64_BATCHES (non-zero
  * sequence_num) and its completion queues: both ways, in order with the
@@ -2019,6 +2038,9 @@ TEST_F_TIMEOUT(dma, zerocopy_async, 300)
 	void *nowhere = no_access(), *ctx;
 	__u32 q, qi, n = 0;
 	pid_t child;
+	long long queued = dma_stat(self->index, "zerocopy_async_queued");
+	long long done = dma_stat(self->index, "zerocopy_async_done");
+	long long failed = dma_stat(self->index, "zerocopy_async_failed");
 	__u64 off;
 	int i;
 
@@ -2146,6 +2168,11 @@ TEST_F_TIMEOUT(dma, zerocopy_async, 300)
 	EXPECT_EQ(1, cc->tail);
 	EXPECT_EQ(n, c->tail);
 
+	/* Debugfs counted them: 46 queued, 45 done, 1 failed. */
+	EXPECT_EQ(queued + 46, dma_stat(self->index, "zerocopy_async_queued"));
+	EXPECT_EQ(done + 45, dma_stat(self->index, "zerocopy_async_done"));
+	EXPECT_EQ(failed + 1, dma_stat(self->index, "zerocopy_async_failed"));
+
 	EXPECT_EQ(0, unmap(&self->undo, cc, CQ_BYTES));
 	EXPECT_EQ(0, unmap(&self->undo, c, CQ_BYTES));
 	for (i = 0; i < ZB_BATCHES; i++)
@@ -2154,25 +2181,6 @@ TEST_F_TIMEOUT(dma, zerocopy_async, 300)
 	free(in);
 	free(out);
 	free(z);
-}
-
-/* A counter of the device's DMA debugfs file, or -1. */
-static long long dma_stat(int index, const char *name)
-{
-	char path[96], line[96];
-	long long v = -1;
-	size_t len = strlen(name);
-	FILE *f;
-
-	snprintf(path, sizeof(path), "/sys/kernel/debug/neuron/neuron%d/dma", index);
-	f = fopen(path, "r");
-	if (!f)
-		return -1;
-	while (fgets(line, sizeof(line), f))
-		if (!strncmp(line, name, len) && line[len] == ':')
-			v = strtoll(line + len + 1, NULL, 10);
-	fclose(f);
-	return v;
 }
 
 /*
@@ -2191,6 +2199,9 @@ TEST_F_TIMEOUT(dma, zerocopy_async_kill, 300)
 	pid_t child;
 	long t;
 	long long timeouts = dma_stat(self->index, "timeouts");
+	long long done = dma_stat(self->index, "zerocopy_async_done");
+	long long ended = dma_stat(self->index, "zerocopy_async_failed") +
+			  dma_stat(self->index, "zerocopy_async_dropped");
 
 	ASSERT_LE(0, timeouts);
 	ASSERT_EQ(0, set_timeout(3000));
@@ -2237,6 +2248,10 @@ TEST_F_TIMEOUT(dma, zerocopy_async_kill, 300)
 		TH_LOG("memory not back %d ms after the child died", 3000 + RELEASE_MS);
 	check_counts(_metadata, self->index, &self->start, "after the killed transfer");
 	EXPECT_EQ(timeouts + 1, dma_stat(self->index, "timeouts"));
+	/* None of the three ended well: one timed out, two never started. */
+	EXPECT_EQ(done, dma_stat(self->index, "zerocopy_async_done"));
+	EXPECT_EQ(ended + 3, dma_stat(self->index, "zerocopy_async_failed") +
+			     dma_stat(self->index, "zerocopy_async_dropped"));
 	ASSERT_EQ(0, sim_set("dma_stall", "0"));
 
 	tc_new(_metadata, self, &h, 1, 2 * pg, 0);
