@@ -350,21 +350,18 @@ static struct neuron_zc_cq *neuron_zc_cq_get_locked(struct neuron_zc_file *zf, u
 int neuron_zc_queues(struct neuron_zc_file *zf, u32 nc, u32 bmap,
 		     struct neuron_ioctl_get_async_h2t_dma_compl_queues *out)
 {
-	unsigned int eng, q, qid;
+	unsigned int eng = 0, q, qid;
 	struct neuron_zc_cq *cq;
 	unsigned long bits = bmap;
 	int ret = 0;
 
+	/* All on @nc's host engine, each queue its own id: checked, then made. */
 	for_each_set_bit(qid, &bits, NEURON_UDMA_MAX_QUEUES)
 		if (neuron_dma_h2t_queue(zf->nd, nc, qid, &eng, &q))
 			return -EINVAL;
 	mutex_lock(&zf->lock);
 	for_each_set_bit(qid, &bits, NEURON_UDMA_MAX_QUEUES) {
-		if (neuron_dma_h2t_queue(zf->nd, nc, qid, &eng, &q)) {
-			ret = -EINVAL;
-			break;
-		}
-		cq = neuron_zc_cq_get_locked(zf, nc, eng, q);
+		cq = neuron_zc_cq_get_locked(zf, nc, eng, qid);
 		if (IS_ERR(cq)) {
 			ret = PTR_ERR(cq);
 			break;
