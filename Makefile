@@ -5,6 +5,7 @@
 #   make                 build every module against KDIR (in place)
 #   make vm              build everything and boot the VM with the driver loaded
 #   make check           install what is missing, build for every kernel, run every test
+#   make stress          the long sweeps make check runs a fixed-seed slice of
 #   make clean
 #
 # KDIR defaults to the running kernel's build directory, or, when it has none
@@ -13,7 +14,7 @@
 KDIR ?= $(firstword $(wildcard /lib/modules/$(shell uname -r)/build) \
 		    $(lastword $(sort $(wildcard /usr/src/linux-headers-6.12.*-amd64))))
 
-.PHONY: all modules clean setup kernel selftests vm check checkpatch \
+.PHONY: all modules clean setup kernel selftests vm check stress checkpatch \
 	modules_install
 
 all: modules
@@ -45,3 +46,6 @@ vm: setup
 
 check:
 	tools/check
+
+stress:
+	tools/test/stress

@@ -96,14 +96,15 @@ static int neuron_open(struct inode *inode, struct file *file)
 	if (!nf)
 		return -ENOMEM;
 	nf->nd = nd;
-	neuron_dma_async_init(&nf->async);
-	neuron_zc_init(&nf->zc, nd);
+	nf->mapping = file->f_mapping;
+	INIT_LIST_HEAD(&nf->node);
 
 	if ((file->f_flags & O_ACCMODE) == O_WRONLY) {
 		if (READ_ONCE(nd->state) == NEURON_STATE_GONE) {
 			ret = -ENODEV;
 			goto err_free;
 		}
+		neuron_planes_file_open(nf);
 		file->private_data = nf;
 		return 0;
 	}
@@ -135,6 +136,7 @@ static int neuron_open(struct inode *inode, struct file *file)
 		goto err_free;
 
 	nf->tgid = get_pid(task_tgid(current));
+	neuron_planes_file_open(nf);
 	file->private_data = nf;
 	return 0;
 
@@ -147,16 +149,12 @@ static int neuron_release(struct inode *inode, struct file *file)
 {
 	struct neuron_file *nf = file->private_data;
 
-	/* Copies in flight end before the process's memory can go. */
-	neuron_zc_release(&nf->zc);
-	neuron_dma_async_release(nf->nd, &nf->async);
+	/* The planes' work for the file (copies in flight) ends first. */
+	neuron_planes_file_release(nf);
 	if (nf->tgid) {
-		/* Its queues hold their chunks until they are released here. */
-		if (neuron_detach(nf->nd, nf->tgid)) {
-			neuron_dma_detach(nf->nd, nf->tgid);
-			neuron_dma_h2t_detach(nf->nd, nf->tgid);
-			neuron_dma_scrub_detach(nf->nd, nf->tgid);
-		}
+		/* What the process holds in the planes goes after its memory. */
+		if (neuron_detach(nf->nd, nf->tgid))
+			neuron_planes_process_detach(nf->nd, nf->tgid);
 		put_pid(nf->tgid);
 	}
 	kfree(nf);

@@ -4,6 +4,8 @@
  * tests.  Not an inter-module API: that lives in include/neuron/.
  *
  * Lock order (outer first):
+ *   neuron_planes_lock -> neuron_device.plane_lock -> a plane's locks
+ *   neuron_device.usage (write, removal) -> neuron_planes_lock
  *   neuron_devices_lock -> neuron_device.lock -> neuron_mem.lock
  *   mmap lock -> neuron_device.usage (read) -> neuron_mem.lock
  *   neuron_device.usage (read, by file operations) -> neuron_device.lock
@@ -26,8 +28,8 @@
 
 #include <neuron/device.h>
 #include <neuron/dhal.h>
+#include <neuron/plane.h>
 
-#include "dma.h"
 #include "mem.h"
 
 /* Minors of /dev/neuronN: one per possible routing id. */
@@ -107,7 +109,13 @@ struct neuron_identity {
  * @ident_valid: @ident is filled in; set once under @lock with release
  *	semantics, read with acquire semantics
  * @mem: memory pools, chunks and handles (mem.c), with their own lock
- * @dma: DMA channels and copies (dma.c), with their own locks
+ * @plane_lock: protects @planes, @plane_priv, @plane_published, @files and
+ *	the &neuron_file.plane entries of those files (plane.c)
+ * @planes: the planes attached to the device, by id
+ * @plane_priv: their state for the device
+ * @plane_published: bit per plane id: told that the device is published
+ * @files: open files of the device
+ * @plane_node: entry in plane.c's list of devices planes attach to
  */
 struct neuron_device {
 	struct device dev;
@@ -142,21 +150,13 @@ struct neuron_device {
 	struct neuron_identity ident;
 	bool ident_valid;
 	struct neuron_mem mem;
-	struct neuron_dma dma;
-};
-
-/**
- * struct neuron_file - per open file of /dev/neuronN
- * @nd: the device (pinned by the open file)
- * @tgid: the attached process, NULL for a free-access (O_WRONLY) file
- * @async: the file's asynchronous copies (MEM_COPY_ASYNC)
- * @zc: the file's asynchronous zero-copy transfers and completion queues
- */
-struct neuron_file {
-	struct neuron_device *nd;
-	struct pid *tgid;
-	struct neuron_dma_async async;
-	struct neuron_zc_file zc;
+	/* Protects planes, plane_priv, plane_published, files, files' plane[]. */
+	struct mutex plane_lock;
+	const struct neuron_plane *planes[NEURON_PLANES];
+	void *plane_priv[NEURON_PLANES];
+	unsigned long plane_published;
+	struct list_head files;
+	struct list_head plane_node;
 };
 
 /* main.c */
@@ -170,6 +170,8 @@ extern unsigned int neuron_reset_timeout_ms;
 int neuron_device_layer_init(void);
 void neuron_device_layer_exit(void);
 void neuron_devices_kick_unbound(void);
+void neuron_devices_dhal_gone(const struct neuron_dhal *dhal);
+int neuron_device_request_reset(struct neuron_device *nd);
 void neuron_device_set_state(struct neuron_device *nd, enum neuron_device_state state);
 int neuron_device_sleep(struct neuron_device *nd, unsigned int ms);
 void neuron_device_kick(struct neuron_device *nd);
@@ -179,7 +181,13 @@ struct neuron_device *neuron_device_get_by_index(unsigned int index);
 int neuron_dhal_bind(struct neuron_device *nd);
 void neuron_dhal_unbind(struct neuron_device *nd);
 
+/* pci.c */
+int neuron_pci_init(void);
+void neuron_pci_exit(void);
+
 /* fw.c */
+/* Bytes of the firmware MiscRAM block bring-up uses. */
+#define NEURON_FW_MISC_SIZE	0x1000
 int neuron_fw_read_identity(struct neuron_device *nd, u32 *rid);
 int neuron_fw_reset(struct neuron_device *nd);
 int neuron_fw_reset_ncs(struct neuron_device *nd, u32 reset_map);
@@ -200,6 +208,17 @@ struct pid *neuron_reset_core_holder(struct neuron_device *nd, unsigned int nc);
 void neuron_reset_run_cores(struct neuron_device *nd);
 void neuron_reset_device_done(struct neuron_device *nd, int result);
 void neuron_reset_detach_locked(struct neuron_device *nd, struct neuron_attach *a);
+
+/* plane.c */
+int neuron_plane_load(enum neuron_plane_id id);
+int neuron_planes_attach(struct neuron_device *nd);
+void neuron_planes_detach(struct neuron_device *nd);
+void neuron_planes_publish(struct neuron_device *nd);
+void neuron_planes_file_open(struct neuron_file *nf);
+void neuron_files_zap(struct neuron_device *nd);
+void neuron_planes_file_release(struct neuron_file *nf);
+void neuron_planes_process_detach(struct neuron_device *nd, struct pid *tgid);
+void neuron_planes_reset(struct neuron_device *nd, u32 cores, bool device);
 
 /* sysfs.c */
 extern const struct attribute_group *neuron_dev_groups[];

@@ -29,6 +29,30 @@ static struct neuron_device *neuron_registry[NEURON_MAX_DEVICES];
 /* Protects neuron_registry. */
 static DEFINE_MUTEX(neuron_registry_lock);
 
+/**
+ * struct neuron_bus_device - a device as its bus added it
+ * @desc: the bus's description
+ * @nd: the device's current incarnation, or NULL
+ * @node: entry in neuron_bus_devices
+ *
+ * A bus holds this handle from neuron_device_create() to
+ * neuron_device_destroy(); the Neuron device behind it is made anew each
+ * time its DHAL comes back after being withdrawn.
+ */
+struct neuron_bus_device {
+	struct neuron_bus_desc desc;
+	struct neuron_device *nd;
+	struct list_head node;
+};
+
+/* Every bus device. */
+static LIST_HEAD(neuron_bus_devices);
+/*
+ * Protects neuron_bus_devices and each one's @nd, and serialises tearing
+ * incarnations down (removal, DHAL withdrawal).  Outermost device lock.
+ */
+static DEFINE_MUTEX(neuron_bus_lock);
+
 /* Runs bring-up and reset work; unbound, so devices come up in parallel. */
 static struct workqueue_struct *neuron_wq;
 
@@ -192,10 +216,23 @@ static int neuron_device_map(struct neuron_device *nd)
 	const struct neuron_dhal_layout *l = nd->dhal.dhal->layout;
 	int ret;
 
-	ret = nd->bus.map_bar(nd->bus.ctx, l->apb_bar, false, &nd->bars[l->apb_bar]);
+	u64 need = l->misc_ram_offset + NEURON_FW_MISC_SIZE;
+	struct neuron_bar *apb = &nd->bars[l->apb_bar];
+
+	ret = nd->bus.map_bar(nd->bus.ctx, l->apb_bar, false, apb);
 	if (ret) {
 		dev_err(nd->bus.parent, "cannot map register BAR%u: %d\n", l->apb_bar, ret);
 		return ret;
+	}
+	/* Bring-up reaches the firmware block: the BAR must hold it. */
+	if (apb->size < need) {
+		dev_err(nd->bus.parent,
+			"register BAR%u is too small for %s: %llu bytes, %llu needed; device refused\n",
+			l->apb_bar, nd->dhal.arch->device_name, (u64)apb->size, need);
+		if (nd->bus.unmap_bar)
+			nd->bus.unmap_bar(nd->bus.ctx, l->apb_bar, apb);
+		memset(apb, 0, sizeof(*apb));
+		return -ENOSPC;
 	}
 	/* Without device memory the device still works for everything else. */
 	ret = nd->bus.map_bar(nd->bus.ctx, l->dram_bar, neuron_wc_enable,
@@ -244,19 +281,19 @@ static int neuron_device_publish(struct neuron_device *nd)
 		return ret;
 	}
 	neuron_mem_debugfs_add(nd);
-	neuron_dma_debugfs_add(nd);
-	dev_set_uevent_suppress(&nd->dev, false);
-	kobject_uevent(&nd->dev.kobj, KOBJ_ADD);
 	mutex_lock(&nd->lock);
 	nd->published = true;
 	mutex_unlock(&nd->lock);
+	neuron_planes_publish(nd);
+	dev_set_uevent_suppress(&nd->dev, false);
+	kobject_uevent(&nd->dev.kobj, KOBJ_ADD);
 	return 0;
 }
 
-/* Fail bring-up: the state says so and the log says why. */
+/* Fail bring-up: the state says so and the log says why (unless @what is NULL). */
 static void neuron_device_fail(struct neuron_device *nd, const char *what, int err)
 {
-	if (err != -EINTR)
+	if (what && err != -EINTR)
 		dev_err(nd->bus.parent, "%s failed: %d; device is FAILED\n", what, err);
 	neuron_device_set_state(nd, NEURON_STATE_FAILED);
 }
@@ -301,7 +338,8 @@ static void neuron_device_work(struct work_struct *work)
 	if (!nd->mapped) {
 		ret = neuron_device_map(nd);
 		if (ret) {
-			neuron_device_fail(nd, "mapping BARs", ret);
+			/* A refused function was reported in one line already. */
+			neuron_device_fail(nd, ret == -ENOSPC ? NULL : "mapping BARs", ret);
 			return;
 		}
 		ret = neuron_mem_setup(nd);
@@ -397,7 +435,6 @@ out:
 		wake_up_all(&nd->state_wq);
 	return ret;
 }
-EXPORT_SYMBOL_NS_GPL(neuron_device_request_reset, NEURON_NS);
 
 /**
  * neuron_device_kick() - run a device's worker
@@ -438,28 +475,22 @@ static void neuron_device_release(struct device *dev)
 {
 	struct neuron_device *nd = container_of(dev, struct neuron_device, dev);
 
-	neuron_dma_fini(nd);
 	neuron_mem_fini(nd);
+	mutex_destroy(&nd->plane_lock);
 	mutex_destroy(&nd->lock);
 	kfree(nd);
 }
 
-/**
- * neuron_device_create() - add a device found by a bus
- * @desc: the bus's description; copied
- *
- * Bring-up continues asynchronously; /dev/neuronN appears once the device
- * is identified and reset.
- *
- * Context: process context; may sleep.
- * Return: the device, or an ERR_PTR() on bad input or allocation failure.
+/*
+ * A new incarnation of @bd's device, its bring-up queued.  @waiting: its
+ * DHAL was just withdrawn, so it waits for the DHAL to register again
+ * rather than asking for its module.
  */
-struct neuron_device *neuron_device_create(const struct neuron_bus_desc *desc)
+static struct neuron_device *neuron_device_new(const struct neuron_bus_desc *desc,
+					       bool waiting)
 {
 	struct neuron_device *nd;
-
-	if (!desc || !desc->parent || !desc->map_bar)
-		return ERR_PTR(-EINVAL);
+	int ret;
 
 	nd = kzalloc(sizeof(*nd), GFP_KERNEL);
 	if (!nd)
@@ -468,13 +499,16 @@ struct neuron_device *neuron_device_create(const struct neuron_bus_desc *desc)
 	nd->bus = *desc;
 	nd->index = -1;
 	nd->state = NEURON_STATE_NEW;
+	nd->module_requested = waiting;
 	mutex_init(&nd->lock);
 	init_rwsem(&nd->usage);
 	init_waitqueue_head(&nd->state_wq);
 	INIT_WORK(&nd->work, neuron_device_work);
 	INIT_LIST_HEAD(&nd->node);
 	neuron_mem_init(nd);
-	neuron_dma_init(nd);
+	mutex_init(&nd->plane_lock);
+	INIT_LIST_HEAD(&nd->files);
+	INIT_LIST_HEAD(&nd->plane_node);
 
 	device_initialize(&nd->dev);
 	nd->dev.class = neuron_core_class();
@@ -482,6 +516,11 @@ struct neuron_device *neuron_device_create(const struct neuron_bus_desc *desc)
 	nd->dev.release = neuron_device_release;
 	cdev_init(&nd->cdev, &neuron_fops);
 	nd->cdev.owner = THIS_MODULE;
+	ret = neuron_planes_attach(nd);
+	if (ret) {
+		put_device(&nd->dev);
+		return ERR_PTR(ret);
+	}
 	get_device(nd->bus.parent);
 
 	mutex_lock(&neuron_devices_lock);
@@ -490,27 +529,19 @@ struct neuron_device *neuron_device_create(const struct neuron_bus_desc *desc)
 	mutex_unlock(&neuron_devices_lock);
 	return nd;
 }
-EXPORT_SYMBOL_NS_GPL(neuron_device_create, NEURON_NS);
 
-/**
- * neuron_device_destroy() - remove a device
- * @nd: the device, from neuron_device_create()
- *
- * Stops bring-up or a reset wherever it is, removes the node, waits for
- * file operations in progress, and releases the hardware.  Files still open
+/*
+ * Tear an incarnation down: stop bring-up or a reset wherever it is, wait
+ * out file operations in progress, release the planes' state, remove the
+ * node and every user mapping, release the hardware.  Files still open
  * keep the structure alive and fail with -ENODEV; a process waiting in
- * open() wakes with -ENODEV.  After this returns the core makes no more
- * calls to the bus callbacks.
- *
- * Context: process context; may sleep.
+ * open() wakes with -ENODEV.  Called with neuron_bus_lock held.
  */
-void neuron_device_destroy(struct neuron_device *nd)
+static void neuron_device_teardown(struct neuron_device *nd)
 {
 	bool published;
 
-	if (IS_ERR_OR_NULL(nd))
-		return;
-
+	lockdep_assert_held(&neuron_bus_lock);
 	mutex_lock(&nd->lock);
 	nd->stopping = true;
 	WRITE_ONCE(nd->state, NEURON_STATE_GONE);
@@ -526,11 +557,12 @@ void neuron_device_destroy(struct neuron_device *nd)
 	published = nd->published;
 
 	/*
-	 * Wait out file operations that passed their state check, then stop
-	 * DMA (copies in flight belong to files that may outlive this).
+	 * Wait out file operations that passed their state check, then let
+	 * the planes go: their state in open files (copies in flight), then
+	 * their state for the device.
 	 */
 	down_write(&nd->usage);
-	neuron_dma_device_gone(nd);
+	neuron_planes_detach(nd);
 	up_write(&nd->usage);
 
 	if (published) {
@@ -538,14 +570,243 @@ void neuron_device_destroy(struct neuron_device *nd)
 		neuron_sysfs_remove(nd);
 		cdev_device_del(&nd->cdev, &nd->dev);
 	}
+	/* No new mapping after this; then the existing ones go. */
 	neuron_mem_device_gone(nd);
+	neuron_files_zap(nd);
 	neuron_registry_release(nd);
 	neuron_device_unmap(nd);
 	neuron_dhal_unbind(nd);
 	put_device(nd->bus.parent);
 	put_device(&nd->dev);
 }
+
+/**
+ * neuron_device_create() - add a device found by a bus
+ * @desc: the bus's description; copied
+ *
+ * Bring-up continues asynchronously; /dev/neuronN appears once the device
+ * is identified and reset.  The returned handle outlives the Neuron
+ * device's incarnations: when the device's DHAL unregisters, the device is
+ * torn down and waits, under the same handle, for the DHAL to come back.
+ *
+ * Context: process context; may sleep.
+ * Return: the handle, or an ERR_PTR() on bad input or allocation failure.
+ */
+struct neuron_bus_device *neuron_device_create(const struct neuron_bus_desc *desc)
+{
+	struct neuron_bus_device *bd;
+	struct neuron_device *nd;
+
+	if (!desc || !desc->parent || !desc->map_bar)
+		return ERR_PTR(-EINVAL);
+	bd = kzalloc(sizeof(*bd), GFP_KERNEL);
+	if (!bd)
+		return ERR_PTR(-ENOMEM);
+	bd->desc = *desc;
+
+	mutex_lock(&neuron_bus_lock);
+	nd = neuron_device_new(&bd->desc, false);
+	if (!IS_ERR(nd)) {
+		bd->nd = nd;
+		list_add_tail(&bd->node, &neuron_bus_devices);
+	}
+	mutex_unlock(&neuron_bus_lock);
+	if (IS_ERR(nd)) {
+		kfree(bd);
+		return ERR_CAST(nd);
+	}
+	return bd;
+}
+EXPORT_SYMBOL_NS_GPL(neuron_device_create, NEURON_NS);
+
+/**
+ * neuron_device_destroy() - remove a device
+ * @bd: the handle from neuron_device_create(); freed
+ *
+ * Tears the device down (see neuron_device_create()).  After this returns
+ * the core makes no more calls to the bus callbacks.
+ *
+ * Context: process context; may sleep.
+ */
+void neuron_device_destroy(struct neuron_bus_device *bd)
+{
+	if (IS_ERR_OR_NULL(bd))
+		return;
+	mutex_lock(&neuron_bus_lock);
+	list_del(&bd->node);
+	if (bd->nd)
+		neuron_device_teardown(bd->nd);
+	bd->nd = NULL;
+	mutex_unlock(&neuron_bus_lock);
+	kfree(bd);
+}
 EXPORT_SYMBOL_NS_GPL(neuron_device_destroy, NEURON_NS);
+
+/*
+ * DHAL @dhal is being withdrawn: every device bound to it is torn down (its
+ * open files get -ENODEV, its mappings go) and starts again, waiting for a
+ * DHAL.  @dhal is no longer found by binding.
+ */
+void neuron_devices_dhal_gone(const struct neuron_dhal *dhal)
+{
+	struct neuron_bus_device *bd;
+	struct neuron_device *nd;
+
+	mutex_lock(&neuron_bus_lock);
+	list_for_each_entry(bd, &neuron_bus_devices, node) {
+		if (!bd->nd || READ_ONCE(bd->nd->dhal.dhal) != dhal)
+			continue;
+		neuron_device_teardown(bd->nd);
+		nd = neuron_device_new(&bd->desc, true);
+		if (IS_ERR(nd)) {
+			dev_err(bd->desc.parent, "cannot start the device again: %ld\n",
+				PTR_ERR(nd));
+			nd = NULL;
+		}
+		bd->nd = nd;
+	}
+	mutex_unlock(&neuron_bus_lock);
+}
+
+/**
+ * neuron_bus_device_state() - where a bus's device is
+ * @bd: the handle
+ *
+ * Return: the state of its current incarnation (GONE when it has none).
+ */
+enum neuron_device_state neuron_bus_device_state(struct neuron_bus_device *bd)
+{
+	enum neuron_device_state s = NEURON_STATE_GONE;
+
+	mutex_lock(&neuron_bus_lock);
+	if (bd->nd)
+		s = READ_ONCE(bd->nd->state);
+	mutex_unlock(&neuron_bus_lock);
+	return s;
+}
+EXPORT_SYMBOL_NS_GPL(neuron_bus_device_state, NEURON_NS);
+
+/**
+ * neuron_bus_device_index() - a bus's device's index (its routing id)
+ * @bd: the handle
+ *
+ * Return: N of /dev/neuronN, or -1 while the device has none.
+ */
+int neuron_bus_device_index(struct neuron_bus_device *bd)
+{
+	int index = -1;
+
+	mutex_lock(&neuron_bus_lock);
+	if (bd->nd)
+		index = READ_ONCE(bd->nd->index);
+	mutex_unlock(&neuron_bus_lock);
+	return index;
+}
+EXPORT_SYMBOL_NS_GPL(neuron_bus_device_index, NEURON_NS);
+
+/**
+ * neuron_bus_device_reset() - reset a bus's device that no process uses
+ * @bd: the handle
+ *
+ * Return: as neuron_device_request_reset(); -ENODEV without an incarnation.
+ */
+int neuron_bus_device_reset(struct neuron_bus_device *bd)
+{
+	int ret = -ENODEV;
+
+	mutex_lock(&neuron_bus_lock);
+	if (bd->nd)
+		ret = neuron_device_request_reset(bd->nd);
+	mutex_unlock(&neuron_bus_lock);
+	return ret;
+}
+EXPORT_SYMBOL_NS_GPL(neuron_bus_device_reset, NEURON_NS);
+
+/**
+ * neuron_device_parent() - the device's bus device
+ * @nd: the device
+ *
+ * For the DMA API and for messages: the PCI function or simulated device.
+ *
+ * Return: the bus device; valid as long as @nd.
+ */
+struct device *neuron_device_parent(struct neuron_device *nd)
+{
+	return nd->bus.parent;
+}
+EXPORT_SYMBOL_NS_GPL(neuron_device_parent, NEURON_NS);
+
+/**
+ * neuron_device_dhal() - the DHAL a device is bound to
+ * @nd: the device
+ *
+ * Return: the descriptor, or NULL while the device has none.  A plane's
+ * handler always sees one: ioctls reach only bound devices.
+ */
+const struct neuron_dhal *neuron_device_dhal(struct neuron_device *nd)
+{
+	return READ_ONCE(nd->dhal.dhal);
+}
+EXPORT_SYMBOL_NS_GPL(neuron_device_dhal, NEURON_NS);
+
+/**
+ * neuron_device_host_base() - the bit the device needs in host addresses
+ * @nd: the device
+ *
+ * Return: the generation's host-address bit, ORed into the DMA address of
+ * host memory the device is given; 0 before the memory pools are set up.
+ */
+u64 neuron_device_host_base(struct neuron_device *nd)
+{
+	return nd->mem.host_base;
+}
+EXPORT_SYMBOL_NS_GPL(neuron_device_host_base, NEURON_NS);
+
+/**
+ * neuron_device_debugfs() - the device's debugfs directory
+ * @nd: the device
+ *
+ * Return: /sys/kernel/debug/neuron/neuronN once the device is published,
+ * else NULL (or an error pointer when debugfs is unavailable).
+ */
+struct dentry *neuron_device_debugfs(struct neuron_device *nd)
+{
+	return nd->mem.debugfs;
+}
+EXPORT_SYMBOL_NS_GPL(neuron_device_debugfs, NEURON_NS);
+
+/**
+ * neuron_device_enter_try() - hold off the device's removal, if it is free
+ * @nd: the device
+ *
+ * For plane work that runs outside an ioctl (a worker): it then holds the
+ * device like an ioctl handler does.  Never waits, so a worker that an
+ * ioctl waits for cannot deadlock behind a removal.
+ *
+ * Return: true when held (end with neuron_device_leave()); false when the
+ * device is busy being removed or reset by another path, or gone.
+ */
+bool neuron_device_enter_try(struct neuron_device *nd)
+{
+	if (!down_read_trylock(&nd->usage))
+		return false;
+	if (READ_ONCE(nd->state) == NEURON_STATE_GONE) {
+		up_read(&nd->usage);
+		return false;
+	}
+	return true;
+}
+EXPORT_SYMBOL_NS_GPL(neuron_device_enter_try, NEURON_NS);
+
+/**
+ * neuron_device_leave() - end neuron_device_enter_try()
+ * @nd: the device
+ */
+void neuron_device_leave(struct neuron_device *nd)
+{
+	up_read(&nd->usage);
+}
+EXPORT_SYMBOL_NS_GPL(neuron_device_leave, NEURON_NS);
 
 /* A DHAL registered: devices without one try again. */
 void neuron_devices_kick_unbound(void)

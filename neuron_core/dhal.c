@@ -1,8 +1,10 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
  * DHAL registration: per-generation modules register a const descriptor;
- * each device binds the one that drives its PCI id, holding a reference on
- * its module for as long as it is bound.
+ * each device binds the one that drives its PCI id.  Devices hold no
+ * reference on the DHAL's module: as a PCI driver's unregister unbinds its
+ * devices, a DHAL's unregister tears down the devices bound to it, which
+ * then wait for it to register again (device.c).
  */
 
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
@@ -119,21 +121,29 @@ EXPORT_SYMBOL_NS_GPL(neuron_dhal_register, NEURON_NS);
  * neuron_dhal_unregister() - withdraw a DHAL
  * @dhal: the descriptor given to neuron_dhal_register()
  *
- * Called from the DHAL module's exit, which cannot run while a device is
- * bound to it (each bound device holds a module reference).
+ * Called from the DHAL module's exit.  No device binds it any more; each
+ * device bound to it is torn down (its open files get -ENODEV, its
+ * mappings go) and waits for a DHAL again.  Devices of other generations
+ * are not touched.  Returns once no device uses @dhal.
  */
 void neuron_dhal_unregister(const struct neuron_dhal *dhal)
 {
 	struct neuron_dhal_entry *e, *tmp;
+	bool found = false;
 
 	mutex_lock(&neuron_dhal_lock);
 	list_for_each_entry_safe(e, tmp, &neuron_dhals, node) {
 		if (e->dhal == dhal) {
 			list_del(&e->node);
 			kfree(e);
+			found = true;
 		}
 	}
 	mutex_unlock(&neuron_dhal_lock);
+	if (!found)
+		return;
+	neuron_devices_dhal_gone(dhal);
+	pr_info("DHAL %s (v%u) unregistered\n", dhal->name, dhal->generation);
 }
 EXPORT_SYMBOL_NS_GPL(neuron_dhal_unregister, NEURON_NS);
 
@@ -146,27 +156,26 @@ int neuron_dhal_bind(struct neuron_device *nd)
 {
 	u16 id = nd->bus.id.device;
 	const struct neuron_dhal_arch *arch = NULL;
+	const struct neuron_dhal *dhal = NULL;
 	struct neuron_dhal_entry *e;
 	bool request = false;
 
 	mutex_lock(&neuron_dhal_lock);
 	list_for_each_entry(e, &neuron_dhals, node) {
 		arch = neuron_dhal_arch_of(e->dhal, id);
-		if (!arch)
-			continue;
-		/* A module on its way out does not bind. */
-		if (!try_module_get(e->dhal->owner))
-			arch = NULL;
-		break;
+		if (arch) {
+			dhal = e->dhal;
+			break;
+		}
 	}
-	if (arch) {
+	if (dhal) {
 		mutex_lock(&nd->lock);
 		nd->dhal.arch = arch;
-		WRITE_ONCE(nd->dhal.dhal, e->dhal);
+		WRITE_ONCE(nd->dhal.dhal, dhal);
 		mutex_unlock(&nd->lock);
 	}
 	mutex_unlock(&neuron_dhal_lock);
-	if (arch)
+	if (dhal)
 		return 0;
 
 	mutex_lock(&nd->lock);
@@ -184,13 +193,8 @@ int neuron_dhal_bind(struct neuron_device *nd)
 
 void neuron_dhal_unbind(struct neuron_device *nd)
 {
-	const struct neuron_dhal *dhal = nd->dhal.dhal;
-
-	if (!dhal)
-		return;
 	mutex_lock(&nd->lock);
 	WRITE_ONCE(nd->dhal.dhal, NULL);
 	nd->dhal.arch = NULL;
 	mutex_unlock(&nd->lock);
-	module_put(dhal->owner);
 }

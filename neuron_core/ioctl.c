@@ -20,6 +20,12 @@
  *   a forked child using its parent's descriptor, or a descriptor passed
  *   to a process that has not opened the device itself).
  *
+ * Numbers a plane serves (DMA, telemetry) are marked here with their plane;
+ * the plane registers their families when it loads (plane.c), and a call
+ * to one while the plane is not loaded loads it first (-EOPNOTSUPP when
+ * that fails).  The live table the dispatcher reads is one pointer per
+ * number, under SRCU, so a call is one table lookup.
+ *
  * Commands that later work implements are in the table without a handler:
  * they pass their gate and return -EOPNOTSUPP, as do the few the driver
  * refuses on purpose.  Documentation/ioctl.rst lists every command with its
@@ -32,43 +38,9 @@
 #include <linux/pid.h>
 #include <linux/sched.h>
 #include <linux/sched/signal.h>
+#include <linux/srcu.h>
 
 #include "ioctl.h"
-
-enum neuron_ioctl_gate {
-	NEURON_GATE_ANY,
-	NEURON_GATE_ATTACHED,
-};
-
-/* Most commands one number carries (nr 102: MEM_ALLOC_V2, _V2MT, _V2MT64). */
-#define NEURON_IOCTL_MAX_SIBLINGS	3
-/* Highest command number of the ABI (GET_ASYNC_H2T_DMA_COMPL_QUEUES). */
-#define NEURON_IOCTL_MAX_NR		135
-
-/**
- * struct neuron_ioctl_cmd - one command
- * @cmd: its full encoding
- * @fn: its handler; NULL while the command is pending (-EOPNOTSUPP)
- */
-struct neuron_ioctl_cmd {
-	unsigned int cmd;
-	long (*fn)(struct neuron_file *nf, void __user *arg);
-};
-
-/**
- * struct neuron_ioctl_family - the commands of one number
- * @gate: who may call them (enum neuron_ioctl_gate)
- * @identity: its handlers read only &neuron_device.ident, so they run
- *	without the usage lock once the identity is known
- * @n: entries used in @cmds; 0 for a number the ABI does not define
- * @cmds: the commands
- */
-struct neuron_ioctl_family {
-	u8 gate;
-	u8 identity;
-	u8 n;
-	struct neuron_ioctl_cmd cmds[NEURON_IOCTL_MAX_SIBLINGS];
-};
 
 /* Defined by the ABI, refused on purpose (see Documentation/ioctl.rst). */
 static long neuron_ioctl_rejected(struct neuron_file *nf, void __user *arg)
@@ -87,11 +59,13 @@ static long neuron_ioctl_rejected(struct neuron_file *nf, void __user *arg)
  * with another number does not build.  (The one family of three, nr 102,
  * is spelled out in the table.)
  */
-#define F1(g, type, fn) \
-	[_IOC_NR(type)] = { .gate = (g), .n = 1, .cmds = { { (type), (fn) } } }
-#define F2(g, type, fn, ...) \
-	[_IOC_NR(type) + SAME_NR(type, __VA_ARGS__)] = \
-		{ .gate = (g), .n = 2, .cmds = { { (type), (fn) }, SIBLING(__VA_ARGS__) } }
+#define F1(g, type, fn)		NEURON_IOCTL_F1(g, type, fn)
+#define F2(g, type, fn, ...)	NEURON_IOCTL_F2(g, type, fn, __VA_ARGS__)
+/* A number served by a plane: the plane registers its family (plane.c). */
+#define P(pl, type) \
+	[_IOC_NR(type)] = { .plane = (pl) }
+#define DMA				NEURON_PLANE_DMA
+#define TELEMETRY			NEURON_PLANE_TELEMETRY
 /* The same, for families whose handlers only report the device's identity. */
 #define ID1(g, type, fn) \
 	[_IOC_NR(type)] = { .gate = (g), .identity = 1, .n = 1, .cmds = { { (type), (fn) } } }
@@ -123,35 +97,31 @@ static const struct neuron_ioctl_family neuron_ioctls[NEURON_IOCTL_MAX_NR + 1] =
 	/* Register access and firmware metrics */
 	F1(ATT, NEURON_IOCTL_BAR_READ, neuron_ioctl_bar_read),
 	F1(ATT, NEURON_IOCTL_BAR_WRITE, neuron_ioctl_bar_write),
-	F1(ATT, NEURON_IOCTL_POST_METRIC, PENDING),
+	P(TELEMETRY, NEURON_IOCTL_POST_METRIC),
 
 	/* Memory */
 	F1(ATT, NEURON_IOCTL_MEM_ALLOC, neuron_ioctl_mem_alloc),
 	F1(ATT, NEURON_IOCTL_MEM_FREE, neuron_ioctl_mem_free),
-	F2(ATT, NEURON_IOCTL_MEM_COPY, neuron_ioctl_mem_copy,
-	   NEURON_IOCTL_MEM_COPY64, neuron_ioctl_mem_copy64),
-	F2(ATT, NEURON_IOCTL_MEM_BUF_COPY, neuron_ioctl_mem_buf_copy,
-	   NEURON_IOCTL_MEM_BUF_COPY64, neuron_ioctl_mem_buf_copy64),
+	P(DMA, NEURON_IOCTL_MEM_COPY),
+	P(DMA, NEURON_IOCTL_MEM_BUF_COPY),
 	F1(ATT, NEURON_IOCTL_MEM_GET_PA, neuron_ioctl_mem_get_pa),
 	F1(ATT, NEURON_IOCTL_MEM_GET_INFO, neuron_ioctl_mem_get_info),
-	F1(ATT, NEURON_IOCTL_PROGRAM_ENGINE, neuron_ioctl_program_engine),
-	F2(ATT, NEURON_IOCTL_MEMSET, neuron_ioctl_memset,
-	   NEURON_IOCTL_MEMSET64, neuron_ioctl_memset64),
+	P(DMA, NEURON_IOCTL_PROGRAM_ENGINE),
+	P(DMA, NEURON_IOCTL_MEMSET),
 	F1(ATT, NEURON_IOCTL_MEM_GET_EXTENDED_INFO, neuron_ioctl_mem_get_extended_info),
 
 	/* DMA engines and queues (nr 40, DMA_QUIESCE_QUEUES, is not a command) */
-	F1(ATT, NEURON_IOCTL_DMA_ENG_INIT, neuron_ioctl_dma_eng_init),
-	F1(ATT, NEURON_IOCTL_DMA_ENG_SET_STATE, neuron_ioctl_dma_eng_set_state),
-	F1(ATT, NEURON_IOCTL_DMA_ENG_GET_STATE, neuron_ioctl_dma_eng_get_state),
-	F1(ATT, NEURON_IOCTL_DMA_QUEUE_INIT, neuron_ioctl_dma_queue_init),
-	F1(ATT, NEURON_IOCTL_DMA_QUEUE_RELEASE, neuron_ioctl_dma_queue_release),
-	F1(ATT, NEURON_IOCTL_DMA_QUEUE_COPY_START, neuron_ioctl_dma_queue_copy_start),
-	F1(ATT, NEURON_IOCTL_DMA_ACK_COMPLETED, neuron_ioctl_dma_ack_completed),
-	F1(ATT, NEURON_IOCTL_DMA_QUEUE_GET_STATE, neuron_ioctl_dma_queue_get_state),
-	F2(ATT, NEURON_IOCTL_DMA_COPY_DESCRIPTORS, neuron_ioctl_dma_copy_descriptors,
-	   NEURON_IOCTL_DMA_COPY_DESCRIPTORS64, neuron_ioctl_dma_copy_descriptors64),
-	F1(ATT, NEURON_IOCTL_DMA_DESCRIPTOR_COPYOUT, neuron_ioctl_dma_descriptor_copyout),
-	F1(ATT, NEURON_IOCTL_DMA_QUEUE_INIT_BATCH, neuron_ioctl_dma_queue_init_batch),
+	P(DMA, NEURON_IOCTL_DMA_ENG_INIT),
+	P(DMA, NEURON_IOCTL_DMA_ENG_SET_STATE),
+	P(DMA, NEURON_IOCTL_DMA_ENG_GET_STATE),
+	P(DMA, NEURON_IOCTL_DMA_QUEUE_INIT),
+	P(DMA, NEURON_IOCTL_DMA_QUEUE_RELEASE),
+	P(DMA, NEURON_IOCTL_DMA_QUEUE_COPY_START),
+	P(DMA, NEURON_IOCTL_DMA_ACK_COMPLETED),
+	P(DMA, NEURON_IOCTL_DMA_QUEUE_GET_STATE),
+	P(DMA, NEURON_IOCTL_DMA_COPY_DESCRIPTORS),
+	P(DMA, NEURON_IOCTL_DMA_DESCRIPTOR_COPYOUT),
+	P(DMA, NEURON_IOCTL_DMA_QUEUE_INIT_BATCH),
 
 	/* Semaphores and events */
 	F1(ATT, NEURON_IOCTL_SEMAPHORE_INCREMENT, PENDING),
@@ -169,7 +139,7 @@ static const struct neuron_ioctl_family neuron_ioctls[NEURON_IOCTL_MAX_NR + 1] =
 	F1(ATT, NEURON_IOCTL_NOTIFICATIONS_QUEUE_INFO, REJECTED),
 
 	/* Hardware counters and datastore */
-	F1(ATT, NEURON_IOCTL_READ_HW_COUNTERS, PENDING),
+	P(TELEMETRY, NEURON_IOCTL_READ_HW_COUNTERS),
 	F1(ATT, NEURON_IOCTL_ACQUIRE_NEURON_DS, PENDING),
 	F1(ATT, NEURON_IOCTL_RELEASE_NEURON_DS, PENDING),
 
@@ -205,15 +175,13 @@ static const struct neuron_ioctl_family neuron_ioctls[NEURON_IOCTL_MAX_NR + 1] =
 	F1(ATT, NEURON_IOCTL_NC_RESET, neuron_ioctl_nc_reset),
 	F1(ATT, NEURON_IOCTL_NC_RESET_READY, neuron_ioctl_nc_reset_ready),
 
-	F2(ATT, NEURON_IOCTL_PROGRAM_ENGINE_NC, neuron_ioctl_program_engine_nc,
-	   NEURON_IOCTL_PROGRAM_ENGINE_NC64, neuron_ioctl_program_engine_nc64),
+	P(DMA, NEURON_IOCTL_PROGRAM_ENGINE_NC),
 	/* nr 106: two unrelated commands; BDF_EXT puts them on the free lane */
 	F2(ANY, NEURON_IOCTL_DEVICE_RESET_STATUS, neuron_ioctl_reset_status,
 	   NEURON_IOCTL_DEVICE_BDF_EXT, neuron_ioctl_bdf_ext),
 	F1(ANY, NEURON_IOCTL_DMABUF_FD, neuron_ioctl_dmabuf_fd),
-	F2(ATT, NEURON_IOCTL_MEM_COPY_ASYNC, neuron_ioctl_mem_copy_async,
-	   NEURON_IOCTL_MEM_COPY_ASYNC64, neuron_ioctl_mem_copy_async64),
-	F1(ATT, NEURON_IOCTL_MEM_COPY_ASYNC_WAIT, neuron_ioctl_mem_copy_async_wait),
+	P(DMA, NEURON_IOCTL_MEM_COPY_ASYNC),
+	P(DMA, NEURON_IOCTL_MEM_COPY_ASYNC_WAIT),
 	ID2(ANY, NEURON_IOCTL_DRIVER_INFO_GET, neuron_ioctl_driver_info_get,
 	    NEURON_IOCTL_DRIVER_INFO_SET, REJECTED),
 	F2(ATT, NEURON_IOCTL_MEM_MC_GET_INFO, neuron_ioctl_mem_mc_get_info,
@@ -226,8 +194,8 @@ static const struct neuron_ioctl_family neuron_ioctls[NEURON_IOCTL_MAX_NR + 1] =
 	F1(ANY, NEURON_IOCTL_HOST_DEVICE_ID_TO_RID_MAP, neuron_ioctl_rid_map),
 	F1(ATT, NEURON_IOCTL_DUMP_MEM_CHUNKS, neuron_ioctl_dump_mem_chunks),
 	F1(ANY, NEURON_IOCTL_NC_PID_STATE_DUMP, neuron_ioctl_nc_pid_state_dump),
-	F1(ATT, NEURON_IOCTL_HBM_SCRUB_START, neuron_ioctl_hbm_scrub_start),
-	F1(ATT, NEURON_IOCTL_HBM_SCRUB_WAIT, neuron_ioctl_hbm_scrub_wait),
+	P(DMA, NEURON_IOCTL_HBM_SCRUB_START),
+	P(DMA, NEURON_IOCTL_HBM_SCRUB_WAIT),
 	F1(ANY, NEURON_IOCTL_GET_LOGICAL_TO_PHYSICAL_NC_MAP, neuron_ioctl_nc_map),
 
 	/* Pods */
@@ -236,36 +204,125 @@ static const struct neuron_ioctl_family neuron_ioctls[NEURON_IOCTL_MAX_NR + 1] =
 	F2(ANY, NEURON_IOCTL_POD_CTRL, PENDING, NEURON_IOCTL_POD_CTRL_V2, PENDING),
 
 	/* Zero-copy, host-to-device queues, power and telemetry */
-	F1(ATT, NEURON_IOCTL_MEM_BUF_ZEROCOPY64, neuron_ioctl_mem_buf_zerocopy64),
-	F1(ATT, NEURON_IOCTL_H2T_DMA_ALLOC_QUEUES, neuron_ioctl_h2t_alloc_queues),
-	F1(ATT, NEURON_IOCTL_H2T_DMA_FREE_QUEUES, neuron_ioctl_h2t_free_queues),
-	F1(ATT, NEURON_IOCTL_POWER_PROFILE, PENDING),
-	F1(ATT, NEURON_IOCTL_METRICS_CTRL, PENDING),
-	F1(ATT, NEURON_IOCTL_MEM_BUF_ZEROCOPY64_BATCHES, neuron_ioctl_mem_buf_zerocopy64_batches),
-	F1(ATT, NEURON_IOCTL_THROTTLING_NOTIFICATIONS, PENDING),
+	P(DMA, NEURON_IOCTL_MEM_BUF_ZEROCOPY64),
+	P(DMA, NEURON_IOCTL_H2T_DMA_ALLOC_QUEUES),
+	P(DMA, NEURON_IOCTL_H2T_DMA_FREE_QUEUES),
+	P(TELEMETRY, NEURON_IOCTL_POWER_PROFILE),
+	P(TELEMETRY, NEURON_IOCTL_METRICS_CTRL),
+	P(DMA, NEURON_IOCTL_MEM_BUF_ZEROCOPY64_BATCHES),
+	P(TELEMETRY, NEURON_IOCTL_THROTTLING_NOTIFICATIONS),
 	F1(ANY, NEURON_IOCTL_GET_VA_PLACEMENT, neuron_ioctl_va_placement),
-	F1(ATT, NEURON_IOCTL_GET_PERFORMANCE_PROFILE, PENDING),
-	F1(ATT, NEURON_IOCTL_AVAILABLE_PERF_PROFILES, PENDING),
-	F1(ATT, NEURON_IOCTL_GET_ASYNC_H2T_DMA_COMPL_QUEUES, neuron_ioctl_h2t_compl_queues),
+	P(TELEMETRY, NEURON_IOCTL_GET_PERFORMANCE_PROFILE),
+	P(TELEMETRY, NEURON_IOCTL_AVAILABLE_PERF_PROFILES),
+	P(DMA, NEURON_IOCTL_GET_ASYNC_H2T_DMA_COMPL_QUEUES),
 };
 
-/* The command @cmd encodes and its family, or NULL. */
-static const struct neuron_ioctl_cmd *
-neuron_ioctl_lookup(unsigned int cmd, const struct neuron_ioctl_family **famp)
-{
-	const struct neuron_ioctl_family *fam;
-	unsigned int nr = _IOC_NR(cmd), i;
+/*
+ * The dispatcher's table: per number, the family that serves it now, the
+ * core's own or a registered plane's.  Written under plane.c's lock,
+ * read under neuron_ioctl_srcu; neuron_ioctl_withdraw() waits for readers before a
+ * plane's families can go.
+ */
+static const struct neuron_ioctl_family __rcu *neuron_ioctl_live[NEURON_IOCTL_MAX_NR + 1];
+/* Readers: every ioctl, for its whole call; neuron_ioctl_withdraw() waits for them. */
+DEFINE_STATIC_SRCU(neuron_ioctl_srcu);
 
-	if (nr >= ARRAY_SIZE(neuron_ioctls))
-		return NULL;
-	fam = &neuron_ioctls[array_index_nospec(nr, ARRAY_SIZE(neuron_ioctls))];
-	for (i = 0; i < fam->n; i++) {
-		if (fam->cmds[i].cmd == cmd) {
-			*famp = fam;
-			return &fam->cmds[i];
+/* Fill the table with the core's families, at load. */
+void neuron_ioctl_init(void)
+{
+	unsigned int nr;
+
+	for (nr = 0; nr <= NEURON_IOCTL_MAX_NR; nr++)
+		if (neuron_ioctls[nr].n)
+			RCU_INIT_POINTER(neuron_ioctl_live[nr], &neuron_ioctls[nr]);
+}
+
+/* Whether plane @p serves only numbers the core's table gives it. */
+int neuron_ioctl_check_plane(const struct neuron_plane *p)
+{
+	const struct neuron_ioctl_family *f;
+	unsigned int nr, i;
+
+	for (nr = 0; nr <= NEURON_IOCTL_MAX_NR; nr++) {
+		f = &p->ioctls[nr];
+		if (!f->n)
+			continue;
+		if (neuron_ioctls[nr].plane != p->id || f->n > NEURON_IOCTL_MAX_SIBLINGS ||
+		    f->gate > NEURON_GATE_ATTACHED || f->identity) {
+			pr_err("plane %s: command number %u is not its to serve\n", p->name, nr);
+			return -EINVAL;
+		}
+		for (i = 0; i < f->n; i++) {
+			if (_IOC_NR(f->cmds[i].cmd) != nr) {
+				pr_err("plane %s: command %#x listed under number %u\n",
+				       p->name, f->cmds[i].cmd, nr);
+				return -EINVAL;
+			}
 		}
 	}
+	return 0;
+}
+
+/* Withdraw plane @p's families.  Called under plane.c's lock. */
+void neuron_ioctl_withdraw(const struct neuron_plane *p)
+{
+	unsigned int nr;
+
+	for (nr = 0; nr <= NEURON_IOCTL_MAX_NR; nr++)
+		if (p->ioctls[nr].n)
+			RCU_INIT_POINTER(neuron_ioctl_live[nr], NULL);
+}
+
+/*
+ * Wait until no call that found a withdrawn family runs any more.  Called
+ * with no lock held: calls may wait for device locks.
+ */
+void neuron_ioctl_sync(void)
+{
+	synchronize_srcu(&neuron_ioctl_srcu);
+}
+
+/* The command @cmd encodes in family @fam, or NULL. */
+static const struct neuron_ioctl_cmd *
+neuron_ioctl_find(const struct neuron_ioctl_family *fam, unsigned int cmd)
+{
+	unsigned int i;
+
+	for (i = 0; i < fam->n; i++)
+		if (fam->cmds[i].cmd == cmd)
+			return &fam->cmds[i];
 	return NULL;
+}
+
+/*
+ * The family serving @nr now, loading its plane first when it is not
+ * there.  Called with the SRCU read lock @*idx held; may drop and retake
+ * it.  Return: the family, or NULL with *@err set (-ENOTTY for a number the
+ * ABI does not define, -EOPNOTSUPP when its plane cannot be loaded).
+ */
+static const struct neuron_ioctl_family *neuron_ioctl_family(unsigned int nr, int *idx,
+							     long *err)
+{
+	const struct neuron_ioctl_family *fam;
+	u8 plane;
+
+	fam = srcu_dereference(neuron_ioctl_live[nr], &neuron_ioctl_srcu);
+	if (fam)
+		return fam;
+	plane = neuron_ioctls[nr].plane;
+	if (!plane) {
+		*err = -ENOTTY;
+		return NULL;
+	}
+	srcu_read_unlock(&neuron_ioctl_srcu, *idx);
+	*err = neuron_plane_load(plane);
+	*idx = srcu_read_lock(&neuron_ioctl_srcu);
+	if (*err)
+		return NULL;
+	fam = srcu_dereference(neuron_ioctl_live[nr], &neuron_ioctl_srcu);
+	if (!fam)
+		*err = -EOPNOTSUPP;	/* it went again meanwhile */
+	return fam;
 }
 
 /*
@@ -323,16 +380,20 @@ static const struct {
 	    NEURON_IOCTL_GET_ASYNC_H2T_DMA_COMPL_QUEUES } },
 };
 
-static bool neuron_ioctl_implemented(unsigned int cmd)
+/* Whether family table @t (NEURON_IOCTL_MAX_NR + 1 entries) implements @cmd. */
+static bool neuron_ioctl_implemented(const struct neuron_ioctl_family *t, unsigned int cmd)
 {
-	const struct neuron_ioctl_family *fam;
-	const struct neuron_ioctl_cmd *c = neuron_ioctl_lookup(cmd, &fam);
+	unsigned int nr = _IOC_NR(cmd);
+	const struct neuron_ioctl_cmd *c;
 
+	if (nr > NEURON_IOCTL_MAX_NR)
+		return false;
+	c = neuron_ioctl_find(&t[nr], cmd);
 	return c && c->fn && c->fn != neuron_ioctl_rejected;
 }
 
-/* The feature bits the driver reports (enum neuron_driver_feature_flag). */
-static u64 neuron_ioctl_features(void)
+/* The feature bits whose every command family table @t implements. */
+static u64 neuron_ioctl_table_features(const struct neuron_ioctl_family *t)
 {
 	unsigned int i, j;
 	u64 f = 0;
@@ -343,13 +404,68 @@ static u64 neuron_ioctl_features(void)
 		for (j = 0; j < ARRAY_SIZE(neuron_features[i].cmds); j++) {
 			unsigned int cmd = neuron_features[i].cmds[j];
 
-			if (cmd && !neuron_ioctl_implemented(cmd))
+			if (cmd && !neuron_ioctl_implemented(t, cmd))
 				all = false;
 		}
 		if (all)
 			f |= neuron_features[i].flag;
 	}
 	return f;
+}
+
+/*
+ * The feature bits of each plane, learnt when it first registers and kept
+ * when it unloads (its module is loaded again on demand), and whether it
+ * registered since the core loaded.  Written under plane.c's lock.
+ */
+static u64 neuron_plane_features[NEURON_PLANES];
+static unsigned long neuron_planes_known;
+
+/*
+ * Load each plane that never registered since the core loaded, once, to
+ * learn its feature bits.  Called with the SRCU read lock @idx held;
+ * returns it, dropped and taken again.
+ */
+static int neuron_ioctl_know_planes(int idx)
+{
+	unsigned int id;
+
+	for (id = NEURON_PLANE_CORE + 1; id < NEURON_PLANES; id++) {
+		if (test_bit(id, &neuron_planes_known))
+			continue;
+		srcu_read_unlock(&neuron_ioctl_srcu, idx);
+		neuron_plane_load(id);
+		idx = srcu_read_lock(&neuron_ioctl_srcu);
+	}
+	return idx;
+}
+
+/*
+ * The feature bits the driver reports (enum neuron_driver_feature_flag):
+ * the core's and those of every plane that registered once, so that they
+ * do not change when a plane unloads (its commands load it again).
+ */
+static u64 neuron_ioctl_features(void)
+{
+	u64 f = neuron_ioctl_table_features(neuron_ioctls);
+	unsigned int id;
+
+	for (id = NEURON_PLANE_CORE + 1; id < NEURON_PLANES; id++)
+		f |= READ_ONCE(neuron_plane_features[id]);
+	return f;
+}
+
+/* Publish plane @p's families.  Called under plane.c's lock. */
+void neuron_ioctl_publish(const struct neuron_plane *p)
+{
+	unsigned int nr;
+
+	WRITE_ONCE(neuron_plane_features[p->id], neuron_ioctl_table_features(p->ioctls));
+	set_bit(p->id, &neuron_planes_known);
+
+	for (nr = 0; nr <= NEURON_IOCTL_MAX_NR; nr++)
+		if (p->ioctls[nr].n)
+			rcu_assign_pointer(neuron_ioctl_live[nr], &p->ioctls[nr]);
 }
 
 /*
@@ -360,6 +476,7 @@ static u64 neuron_ioctl_features(void)
 static void neuron_ioctl_learn_identity(struct neuron_device *nd)
 {
 	const struct neuron_dhal *dhal;
+	u64 features = neuron_ioctl_features();
 
 	mutex_lock(&nd->lock);
 	dhal = nd->dhal.dhal;
@@ -368,7 +485,7 @@ static void neuron_ioctl_learn_identity(struct neuron_device *nd)
 		nd->ident.revision = nd->bus.id.revision;
 		nd->ident.rt_compat_min = dhal->fw->rt_compat_min;
 		nd->ident.rt_compat_max = dhal->fw->rt_compat_max;
-		nd->ident.features = neuron_ioctl_features();
+		nd->ident.features = features;
 		/* Publish: pairs with the acquire loads in the dispatcher. */
 		smp_store_release(&nd->ident_valid, true);
 	}
@@ -391,28 +508,47 @@ long neuron_ioctl_dispatch(struct file *file, unsigned int cmd, unsigned long ar
 	struct neuron_device *nd = nf->nd;
 	const struct neuron_ioctl_family *fam;
 	const struct neuron_ioctl_cmd *c;
+	unsigned int nr = _IOC_NR(cmd);
 	long ret;
+	int idx;
 
-	c = neuron_ioctl_lookup(cmd, &fam);
-	if (!c)
+	if (nr > NEURON_IOCTL_MAX_NR)
 		return -ENOTTY;
+	nr = array_index_nospec(nr, NEURON_IOCTL_MAX_NR + 1);
+
+	/* A plane's unregister waits for the calls that found its family. */
+	idx = srcu_read_lock(&neuron_ioctl_srcu);
+	fam = neuron_ioctl_family(nr, &idx, &ret);
+	if (!fam)
+		goto out;
+	c = neuron_ioctl_find(fam, cmd);
+	ret = -ENOTTY;
+	if (!c)
+		goto out;
+	ret = -ENODEV;
 	if (READ_ONCE(nd->state) == NEURON_STATE_GONE)
-		return -ENODEV;
+		goto out;
 	if (fam->gate == NEURON_GATE_ATTACHED) {
 		ret = neuron_ioctl_check_attached(nf);
 		if (ret)
-			return ret;
+			goto out;
 	}
+	ret = -EOPNOTSUPP;
 	if (!c->fn)
-		return -EOPNOTSUPP;
+		goto out;
 
 	/*
 	 * Identity handlers read only what was copied into the device, which
 	 * the open file keeps alive: once it is there they need no lock.  The
 	 * acquire pairs with the release that published it.
 	 */
-	if (fam->identity && smp_load_acquire(&nd->ident_valid))
-		return c->fn(nf, (void __user *)arg);
+	if (fam->identity && smp_load_acquire(&nd->ident_valid)) {
+		ret = c->fn(nf, (void __user *)arg);
+		goto out;
+	}
+	/* Acquire: as above (a hint only: learning the identity rechecks). */
+	if (!smp_load_acquire(&nd->ident_valid))
+		idx = neuron_ioctl_know_planes(idx);
 
 	/* Removal waits for handlers that got past this check. */
 	down_read(&nd->usage);
@@ -425,5 +561,7 @@ long neuron_ioctl_dispatch(struct file *file, unsigned int cmd, unsigned long ar
 		ret = c->fn(nf, (void __user *)arg);
 	}
 	up_read(&nd->usage);
+out:
+	srcu_read_unlock(&neuron_ioctl_srcu, idx);
 	return ret;
 }

@@ -16,15 +16,6 @@
 
 #include "core.h"
 
-/*
- * A pointer field of a uapi struct (declared as a plain pointer for ABI
- * compatibility) as the user pointer it is.
- */
-static inline void __user *neuron_user_ptr(const void *p)
-{
-	return u64_to_user_ptr((u64)(uintptr_t)p);
-}
-
 /* ioctl_device.c: identity and information */
 long neuron_ioctl_device_info(struct neuron_file *nf, void __user *arg);
 long neuron_ioctl_device_noop(struct neuron_file *nf, void __user *arg);
@@ -61,42 +52,16 @@ long neuron_ioctl_mem_get_extended_info(struct neuron_file *nf, void __user *arg
 long neuron_ioctl_mem_mc_get_info(struct neuron_file *nf, void __user *arg);
 long neuron_ioctl_mem_mc_get_info_v2(struct neuron_file *nf, void __user *arg);
 long neuron_ioctl_dump_mem_chunks(struct neuron_file *nf, void __user *arg);
-long neuron_ioctl_mem_buf_copy(struct neuron_file *nf, void __user *arg);
-long neuron_ioctl_mem_buf_copy64(struct neuron_file *nf, void __user *arg);
-long neuron_ioctl_mem_buf_zerocopy64(struct neuron_file *nf, void __user *arg);
-long neuron_ioctl_mem_buf_zerocopy64_batches(struct neuron_file *nf, void __user *arg);
-long neuron_ioctl_program_engine(struct neuron_file *nf, void __user *arg);
-long neuron_ioctl_program_engine_nc(struct neuron_file *nf, void __user *arg);
-long neuron_ioctl_program_engine_nc64(struct neuron_file *nf, void __user *arg);
-
-/* ioctl_dma.c: DMA copies and engine state */
-long neuron_ioctl_mem_copy(struct neuron_file *nf, void __user *arg);
-long neuron_ioctl_mem_copy64(struct neuron_file *nf, void __user *arg);
-long neuron_ioctl_memset(struct neuron_file *nf, void __user *arg);
-long neuron_ioctl_memset64(struct neuron_file *nf, void __user *arg);
-long neuron_ioctl_mem_copy_async(struct neuron_file *nf, void __user *arg);
-long neuron_ioctl_mem_copy_async64(struct neuron_file *nf, void __user *arg);
-long neuron_ioctl_mem_copy_async_wait(struct neuron_file *nf, void __user *arg);
-long neuron_ioctl_dma_eng_set_state(struct neuron_file *nf, void __user *arg);
-long neuron_ioctl_h2t_alloc_queues(struct neuron_file *nf, void __user *arg);
-long neuron_ioctl_h2t_free_queues(struct neuron_file *nf, void __user *arg);
-long neuron_ioctl_hbm_scrub_start(struct neuron_file *nf, void __user *arg);
-long neuron_ioctl_hbm_scrub_wait(struct neuron_file *nf, void __user *arg);
-long neuron_ioctl_h2t_compl_queues(struct neuron_file *nf, void __user *arg);
-long neuron_ioctl_dma_eng_get_state(struct neuron_file *nf, void __user *arg);
-long neuron_ioctl_dma_queue_get_state(struct neuron_file *nf, void __user *arg);
-long neuron_ioctl_dma_eng_init(struct neuron_file *nf, void __user *arg);
-long neuron_ioctl_dma_queue_init(struct neuron_file *nf, void __user *arg);
-long neuron_ioctl_dma_queue_init_batch(struct neuron_file *nf, void __user *arg);
-long neuron_ioctl_dma_queue_release(struct neuron_file *nf, void __user *arg);
-long neuron_ioctl_dma_queue_copy_start(struct neuron_file *nf, void __user *arg);
-long neuron_ioctl_dma_ack_completed(struct neuron_file *nf, void __user *arg);
-long neuron_ioctl_dma_copy_descriptors(struct neuron_file *nf, void __user *arg);
-long neuron_ioctl_dma_copy_descriptors64(struct neuron_file *nf, void __user *arg);
-long neuron_ioctl_dma_descriptor_copyout(struct neuron_file *nf, void __user *arg);
 
 /* dmabuf.c: dma-buf export */
 long neuron_ioctl_dmabuf_fd(struct neuron_file *nf, void __user *arg);
+
+/* ioctl.c: the dispatcher's table (plane.c publishes planes' families) */
+void neuron_ioctl_init(void);
+int neuron_ioctl_check_plane(const struct neuron_plane *p);
+void neuron_ioctl_publish(const struct neuron_plane *p);
+void neuron_ioctl_withdraw(const struct neuron_plane *p);
+void neuron_ioctl_sync(void);
 
 /* ioctl_bar.c: register access */
 void neuron_ioctl_bar_describe(struct neuron_device *nd, struct neuron_ioctl_device_info *info);

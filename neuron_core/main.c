@@ -4,9 +4,13 @@
  *
  * At load the core reserves the char-device region for /dev/neuronN (one
  * minor per routing id), registers the neuron_device class, starts the
- * device layer.  Devices are added through the device layer, by the PCI
- * driver (registered by the neuron module) or by neuron_sim; until one
- * is, no node exists.
+ * device layer and registers the "neuron-driver" PCI driver.  Devices are
+ * added through the device layer, by the PCI driver or by neuron_sim;
+ * until one is, no node exists.
+ *
+ * The "neuron" module is a soft dependency loaded after this one, so that
+ * /sys/module/neuron/version, which the Neuron runtime reads, exists
+ * however the driver was loaded (Documentation/architecture.rst).
  */
 
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
@@ -20,6 +24,7 @@
 #include <neuron/version.h>
 
 #include "core.h"
+#include "ioctl.h"
 
 bool neuron_wc_enable = true;
 module_param_named(wc_enable, neuron_wc_enable, bool, 0444);
@@ -81,15 +86,25 @@ static int __init neuron_core_init(void)
 		goto err_region;
 	}
 
+	neuron_ioctl_init();
 	ret = neuron_device_layer_init();
 	if (ret)
 		goto err_class;
 	neuron_mem_debugfs_init();
 
+	ret = neuron_pci_init();
+	if (ret) {
+		pr_err("cannot register the PCI driver: %d\n", ret);
+		goto err_layer;
+	}
+
 	pr_info("version %s loaded (char major %d)\n", NEURON_DRIVER_VERSION,
 		MAJOR(neuron_devt));
 	return 0;
 
+err_layer:
+	neuron_mem_debugfs_exit();
+	neuron_device_layer_exit();
 err_class:
 	class_unregister(&neuron_class);
 err_region:
@@ -99,6 +114,7 @@ err_region:
 
 static void __exit neuron_core_exit(void)
 {
+	neuron_pci_exit();
 	neuron_device_layer_exit();
 	neuron_mem_debugfs_exit();
 	class_unregister(&neuron_class);
@@ -108,6 +124,7 @@ static void __exit neuron_core_exit(void)
 module_init(neuron_core_init);
 module_exit(neuron_core_exit);
 
+MODULE_SOFTDEP("post: neuron");
 MODULE_DESCRIPTION("AWS Neuron accelerator driver: core");
 MODULE_AUTHOR("The neuron driver authors");
 MODULE_LICENSE("GPL");

@@ -193,7 +193,7 @@ void neuron_mem_put(struct neuron_mem_chunk *mc)
 	if (mc)
 		kref_put(&mc->ref, neuron_mem_release);
 }
-EXPORT_SYMBOL_IF_KUNIT(neuron_mem_put);
+EXPORT_SYMBOL_NS_GPL(neuron_mem_put, NEURON_NS);
 
 static int neuron_mem_alloc_host(struct neuron_device *nd, struct neuron_mem_chunk *mc)
 {
@@ -351,7 +351,7 @@ err_free:
 	kfree(mc);
 	return ret;
 }
-EXPORT_SYMBOL_IF_KUNIT(neuron_mem_alloc);
+EXPORT_SYMBOL_NS_GPL(neuron_mem_alloc, NEURON_NS);
 
 /* Drop @mc's handle; called with m->lock held.  The caller puts the ref. */
 static void neuron_mem_unhandle_locked(struct neuron_mem *m, struct neuron_mem_chunk *mc)
@@ -393,7 +393,7 @@ struct neuron_mem_chunk *neuron_mem_get(struct neuron_device *nd, u64 handle)
 	mutex_unlock(&nd->mem.lock);
 	return mc;
 }
-EXPORT_SYMBOL_IF_KUNIT(neuron_mem_get);
+EXPORT_SYMBOL_NS_GPL(neuron_mem_get, NEURON_NS);
 
 /**
  * neuron_mem_get_by_pa() - find the caller's chunk containing an address
@@ -417,7 +417,7 @@ struct neuron_mem_chunk *neuron_mem_get_by_pa(struct neuron_device *nd, u64 pa)
 	mutex_unlock(&nd->mem.lock);
 	return mc;
 }
-EXPORT_SYMBOL_IF_KUNIT(neuron_mem_get_by_pa);
+EXPORT_SYMBOL_NS_GPL(neuron_mem_get_by_pa, NEURON_NS);
 
 /**
  * neuron_mem_free_handle() - MEM_FREE: drop one of the caller's handles
@@ -617,6 +617,7 @@ out:
 	*n = ret ? 0 : i;
 	return ret;
 }
+EXPORT_SYMBOL_NS_GPL(neuron_mem_hold_free, NEURON_NS);
 
 /**
  * neuron_mem_unhold() - give back what neuron_mem_hold_free() took
@@ -636,6 +637,7 @@ void neuron_mem_unhold(struct neuron_device *nd, u32 hbm, struct neuron_mem_hold
 	mutex_unlock(&m->lock);
 	kvfree(holds);
 }
+EXPORT_SYMBOL_NS_GPL(neuron_mem_unhold, NEURON_NS);
 
 /**
  * neuron_mem_dump() - list the device chunks of one HBM channel
@@ -854,3 +856,15 @@ void neuron_mem_debugfs_exit(void)
 	debugfs_remove(neuron_debugfs_root);
 	neuron_debugfs_root = NULL;
 }
+
+/**
+ * neuron_mem_hbm_count() - HBM channels of a device that have a pool
+ * @nd: the device
+ *
+ * Return: the count; 0 before the pools are set up or without device memory.
+ */
+u32 neuron_mem_hbm_count(struct neuron_device *nd)
+{
+	return READ_ONCE(nd->mem.hbm_count);
+}
+EXPORT_SYMBOL_NS_GPL(neuron_mem_hbm_count, NEURON_NS);

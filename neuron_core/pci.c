@@ -1,13 +1,17 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * PCI glue: the "neuron-driver" PCI driver hands each Neuron function to
- * the device layer, mapping BARs when the device layer asks for them.
+ * PCI glue: the "neuron-driver" PCI driver, registered by neuron_core when
+ * it loads, hands each Neuron function to the device layer and maps BARs
+ * when the device layer asks for them.
  *
- * The driver is registered by the neuron module (neuron/neuron.c), which
- * carries the PCI id table, so PCI hotplug loads the whole driver by its
- * old name and "modprobe -r neuron" first lets go of the devices, which
- * releases the DHAL modules they pin.  neuron_core alone (with
- * neuron_sim) never touches PCI.
+ * The id table is the module's device table, so udev (at boot and on
+ * hotplug) loads neuron_core for a Neuron function; each DHAL module
+ * carries pci: aliases for its own ids, so the same modprobe loads the
+ * generation's module too.  Each entry's driver_data is the Neuron device
+ * id, which lets a test bind a foreign function (a QEMU ivshmem or VGA
+ * function) as a given generation through new_id:
+ *
+ *   echo "1af4 1110 ffffffff ffffffff 0 0 7364" > .../neuron-driver/new_id
  */
 
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
@@ -18,6 +22,7 @@
 #include <linux/module.h>
 #include <linux/overflow.h>
 #include <linux/pci.h>
+#include <linux/sysfs.h>
 
 #include <neuron/compat.h>
 
@@ -79,13 +84,42 @@ static int neuron_pci_mmap_bar(void *ctx, unsigned int bar, u64 off, struct vm_a
 				  len, vma->vm_page_prot);
 }
 
+#define PCI_VENDOR_ID_AMAZON_ANNAPURNA	0x1d0f
+
+/* driver_data: the Neuron device id the function is driven as. */
+static const struct pci_device_id neuron_pci_ids[] = {
+	{ PCI_DEVICE(PCI_VENDOR_ID_AMAZON_ANNAPURNA, 0x7164), .driver_data = 0x7164 }, /* Trn1 */
+	{ PCI_DEVICE(PCI_VENDOR_ID_AMAZON_ANNAPURNA, 0x7264), .driver_data = 0x7264 }, /* Inf2 */
+	{ PCI_DEVICE(PCI_VENDOR_ID_AMAZON_ANNAPURNA, 0x7364), .driver_data = 0x7364 }, /* Trn2 */
+	{ PCI_DEVICE(PCI_VENDOR_ID_AMAZON_ANNAPURNA, 0x7564), .driver_data = 0x7564 }, /* Trn3 */
+	{ PCI_DEVICE(PCI_VENDOR_ID_AMAZON_ANNAPURNA, 0x7565), .driver_data = 0x7565 }, /* Trn3 */
+	{ }
+};
+MODULE_DEVICE_TABLE(pci, neuron_pci_ids);
+
+/*
+ * The Neuron device id to drive @pdev as: the id entry's driver_data (a
+ * dynamic id added through new_id names one of the five), or the
+ * function's own id for an Annapurna function.  0 when there is none: a
+ * function bound through driver_override that is not a Neuron device.
+ */
+static u16 neuron_pci_device_id(struct pci_dev *pdev, const struct pci_device_id *id)
+{
+	if (id && id->driver_data)
+		return id->driver_data;
+	if (pdev->vendor == PCI_VENDOR_ID_AMAZON_ANNAPURNA)
+		return pdev->device;
+	return 0;
+}
+
 static int neuron_pci_probe(struct pci_dev *pdev, const struct pci_device_id *id)
 {
+	u16 device = neuron_pci_device_id(pdev, id);
 	struct neuron_bus_desc desc = {
 		.parent = &pdev->dev,
 		.id = {
 			.vendor = pdev->vendor,
-			.device = pdev->device,
+			.device = device,
 			.revision = pdev->revision,
 			.domain = pci_domain_nr(pdev->bus),
 			.bus = pdev->bus->number,
@@ -96,9 +130,15 @@ static int neuron_pci_probe(struct pci_dev *pdev, const struct pci_device_id *id
 		.mmap_bar = neuron_pci_mmap_bar,
 		.ctx = pdev,
 	};
-	struct neuron_device *nd;
+	struct neuron_bus_device *bd;
 	int ret;
 
+	if (!device) {
+		dev_err(&pdev->dev,
+			"not a Neuron function (%04x:%04x); bind it through new_id with a Neuron device id as driver_data\n",
+			pdev->vendor, pdev->device);
+		return -ENODEV;
+	}
 	ret = pci_enable_device(pdev);
 	if (ret)
 		return ret;
@@ -109,12 +149,12 @@ static int neuron_pci_probe(struct pci_dev *pdev, const struct pci_device_id *id
 	if (ret)
 		goto err_disable;
 
-	nd = neuron_device_create(&desc);
-	if (IS_ERR(nd)) {
-		ret = PTR_ERR(nd);
+	bd = neuron_device_create(&desc);
+	if (IS_ERR(bd)) {
+		ret = PTR_ERR(bd);
 		goto err_disable;
 	}
-	pci_set_drvdata(pdev, nd);
+	pci_set_drvdata(pdev, bd);
 	return 0;
 
 err_disable:
@@ -130,39 +170,45 @@ static void neuron_pci_remove(struct pci_dev *pdev)
 	pci_disable_device(pdev);
 }
 
-/* Written only by the (serialised) module init and exit of neuron. */
+/* /sys/bus/pci/devices/.../neuron_state: where bring-up is, node or not. */
+static ssize_t neuron_state_show(struct device *dev, struct device_attribute *attr, char *buf)
+{
+	struct neuron_bus_device *bd = dev_get_drvdata(dev);
+
+	return sysfs_emit(buf, "%s\n", neuron_device_state_name(neuron_bus_device_state(bd)));
+}
+static DEVICE_ATTR_RO(neuron_state);
+
+static struct attribute *neuron_pci_attrs[] = {
+	&dev_attr_neuron_state.attr,
+	NULL
+};
+ATTRIBUTE_GROUPS(neuron_pci);
+
+/* Registered and unregistered only by the module's (serialised) init and exit. */
 static struct pci_driver neuron_pci_driver = {
 	.name = "neuron-driver",
+	.id_table = neuron_pci_ids,
 	.probe = neuron_pci_probe,
 	.remove = neuron_pci_remove,
+	.dev_groups = neuron_pci_groups,
 };
 
-/**
- * neuron_pci_register() - start driving the Neuron PCI functions
- * @ids: the PCI ids to bind, zero-terminated; must outlive the
- *	registration
- *
- * Called by the neuron module's init.  Every function already present is
- * probed before this returns; bring-up continues asynchronously.
- *
- * Return: 0, or the error of pci_register_driver().
+/*
+ * Start driving the Neuron PCI functions, from neuron_core's init.  Every
+ * function already present is probed before this returns; bring-up
+ * continues asynchronously.
  */
-int neuron_pci_register(const struct pci_device_id *ids)
+int neuron_pci_init(void)
 {
-	neuron_pci_driver.id_table = ids;
 	return pci_register_driver(&neuron_pci_driver);
 }
-EXPORT_SYMBOL_NS_GPL(neuron_pci_register, NEURON_NS);
 
-/**
- * neuron_pci_unregister() - let go of every Neuron PCI function
- *
- * Called by the neuron module's exit: removes every PCI device the core
- * added (waiting out their bring-up and open files' operations) and
- * releases the DHAL modules they held.
+/*
+ * Let go of every Neuron PCI function, from neuron_core's exit: removes the
+ * devices (waiting out their bring-up and open files' operations).
  */
-void neuron_pci_unregister(void)
+void neuron_pci_exit(void)
 {
 	pci_unregister_driver(&neuron_pci_driver);
 }
-EXPORT_SYMBOL_NS_GPL(neuron_pci_unregister, NEURON_NS);

@@ -376,7 +376,7 @@ void neuron_reset_run_cores(struct neuron_device *nd)
 		if (ret && ret != -EINTR && ret != -ENODEV)
 			dev_err(nd->bus.parent, "neuron%d: reset of cores %#x failed: %d\n",
 				nd->index, cores, ret);
-		neuron_dma_h2t_reset(nd, cores);
+		neuron_planes_reset(nd, cores, false);
 		neuron_reset_complete(nd, false, NEURON_RESET_RUNNING, ret);
 	}
 }
@@ -393,7 +393,7 @@ void neuron_reset_run_cores(struct neuron_device *nd)
  */
 void neuron_reset_device_done(struct neuron_device *nd, int result)
 {
-	neuron_dma_reset_done(nd);
+	neuron_planes_reset(nd, U32_MAX, true);
 	neuron_reset_complete(nd, true, NEURON_RESET_QUEUED, result);
 }
 

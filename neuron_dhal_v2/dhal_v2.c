@@ -8,6 +8,8 @@
 #include <linux/module.h>
 #include <linux/sizes.h>
 
+#include <kunit/visibility.h>
+
 #include <neuron/compat.h>
 #include <neuron/dhal.h>
 #include <neuron/udma.h>
@@ -120,11 +122,14 @@ const struct neuron_dhal neuron_dhal_v2 = {
 	.user = &v2_user,
 	.udma = &v2_udma,
 };
-EXPORT_SYMBOL_NS_GPL(neuron_dhal_v2, NEURON_NS);
+EXPORT_SYMBOL_IF_KUNIT(neuron_dhal_v2);
+
 module_neuron_dhal(neuron_dhal_v2);
 
 NEURON_DHAL_ALIAS(7164);
+NEURON_DHAL_PCI_ALIAS(7164);
 NEURON_DHAL_ALIAS(7264);
+NEURON_DHAL_PCI_ALIAS(7264);
 MODULE_IMPORT_NS(NEURON_NS);
 MODULE_DESCRIPTION("AWS Neuron driver: Trainium1 / Inferentia2 hardware abstraction");
 MODULE_LICENSE("GPL");

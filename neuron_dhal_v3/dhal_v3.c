@@ -1,13 +1,15 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
  * DHAL for the third Neuron generation: Trainium2 (Trn2).  Its address
- * map and firmware tables are exported for the fourth generation, which
- * shares them.
+ * map and firmware tables (v3_base.c) are shared with the fourth
+ * generation by source, not by linking.
  */
 
 #include <linux/bits.h>
 #include <linux/module.h>
 #include <linux/sizes.h>
+
+#include <kunit/visibility.h>
 
 #include <neuron/compat.h>
 #include <neuron/dhal.h>
@@ -24,48 +26,10 @@ static const struct neuron_dhal_arch v3_archs[] = {
 	},
 };
 
-const struct neuron_dhal_layout neuron_dhal_v3_layout = {
-	.apb_bar = 0,
-	.dram_bar = 4,
-	.misc_ram_offset = 0x06c84000,
-	.pci_host_base = 0x0000400000000000ULL,
-	.nc_count = 8,
-	.nc_map = 0xff,
-	.dice = 2,
-	.ts_count = 16,
-};
-EXPORT_SYMBOL_NS_GPL(neuron_dhal_v3_layout, NEURON_NS);
-
-/*
- * DMA engines: a group of 32 per SENG (engine block), then four host
- * engines; each group's first engine has its user interrupt block at
- * neuron_dhal_v3_udma_fis_base[group].
- */
-const u64 neuron_dhal_v3_udma_group_base[4] = {
-	0x82000000, 0x94000000, 0xa2000000, 0xb4000000
-};
-EXPORT_SYMBOL_NS_GPL(neuron_dhal_v3_udma_group_base, NEURON_NS);
-
-const u64 neuron_dhal_v3_udma_extra_base[4] = {
-	0x06800000, 0x06900000, 0x46800000, 0x46900000
-};
-EXPORT_SYMBOL_NS_GPL(neuron_dhal_v3_udma_extra_base, NEURON_NS);
-
-const u64 neuron_dhal_v3_udma_fis_base[4] = {
-	0x8c000000, 0x9c400000, 0xac000000, 0xbc400000
-};
-EXPORT_SYMBOL_NS_GPL(neuron_dhal_v3_udma_fis_base, NEURON_NS);
-
 static const struct neuron_udma_gen v3_udma = {
 	.generation = 3,
 	NEURON_DHAL_V3_UDMA,
 };
-
-/* Device addresses of the four HBM regions. */
-const u64 neuron_dhal_v3_hbm_base[4] = {
-	0, 0x4000000000ULL, 0x800000000000ULL, 0x804000000000ULL
-};
-EXPORT_SYMBOL_NS_GPL(neuron_dhal_v3_hbm_base, NEURON_NS);
 
 static const struct neuron_dhal_mem v3_mem = {
 	.hbm_count = ARRAY_SIZE(neuron_dhal_v3_hbm_base),
@@ -73,90 +37,6 @@ static const struct neuron_dhal_mem v3_mem = {
 	.hbm_size = { 24ULL * SZ_1G, 24ULL * SZ_1G, 24ULL * SZ_1G, 24ULL * SZ_1G },
 	.carveout = 16 * SZ_1M,
 };
-
-/*
- * Partial-reset map: for NeuronCore n, bit n (the core), bit 8 + n (its
- * group of DMA engines) and bit 16 + n (its group of TOP_SP blocks).
- */
-static const u32 v3_nc_reset_units[] = {
-	0x010101, 0x020202, 0x040404, 0x080808,
-	0x101010, 0x202020, 0x404040, 0x808080,
-};
-
-const struct neuron_dhal_fw neuron_dhal_v3_fw = {
-	.reset_poll_ms = 100,
-	.reset_timeout_ms = 480000,
-	.reset_resend_ms = 30000,
-	.rt_compat_min = 10,
-	.rt_compat_max = 11,
-	.nc_reset_units = v3_nc_reset_units,
-};
-EXPORT_SYMBOL_NS_GPL(neuron_dhal_v3_fw, NEURON_NS);
-
-/*
- * BAR 0 as user space may reach it.  Read only: the two APB I/O spaces
- * (without the firmware MiscRAM block: mailbox, reset and doorbell
- * registers) and the four APB SE spaces, which hold every engine and queue
- * programming register.  Read and write: the eight NeuronCore windows
- * (64 MiB each) and the two groups of eight TOP_SP blocks (4 MiB each).
- */
-static const struct neuron_dhal_reg_window v3_reg_windows[] = {
-	{ 0x00000000, 0x06c84000, NEURON_REG_READ },
-	{ 0x06c85000, 0x1937b000, NEURON_REG_READ },
-	{ 0x40000000, 0x20000000, NEURON_REG_READ },
-	{ 0x80000000, 0x40000000, NEURON_REG_READ },
-	{ 0xd0000000, 8 * SZ_64M, NEURON_REG_READ | NEURON_REG_WRITE },
-	{ 0xf0000000, 8 * SZ_4M, NEURON_REG_READ | NEURON_REG_WRITE },
-	{ 0xf2800000, 8 * SZ_4M, NEURON_REG_READ | NEURON_REG_WRITE },
-};
-
-/*
- * Logical NeuronCore n of a 16-device host lives on device n / 8, at a
- * position within the device given by one of four permutations of the
- * device's cores (rows A to D), chosen by the device index.
- */
-static const struct neuron_dhal_nc_location v3_nc_map[] = {
-	/* device 0: row A */
-	{ 0, 4 }, { 0, 5 }, { 0, 6 }, { 0, 7 }, { 0, 2 }, { 0, 3 }, { 0, 0 }, { 0, 1 },
-	/* device 1: row B */
-	{ 1, 2 }, { 1, 3 }, { 1, 0 }, { 1, 1 }, { 1, 4 }, { 1, 5 }, { 1, 6 }, { 1, 7 },
-	/* device 2: row A */
-	{ 2, 4 }, { 2, 5 }, { 2, 6 }, { 2, 7 }, { 2, 2 }, { 2, 3 }, { 2, 0 }, { 2, 1 },
-	/* device 3: row B */
-	{ 3, 2 }, { 3, 3 }, { 3, 0 }, { 3, 1 }, { 3, 4 }, { 3, 5 }, { 3, 6 }, { 3, 7 },
-	/* device 4: row C */
-	{ 4, 0 }, { 4, 1 }, { 4, 2 }, { 4, 3 }, { 4, 6 }, { 4, 7 }, { 4, 4 }, { 4, 5 },
-	/* device 5: row D */
-	{ 5, 6 }, { 5, 7 }, { 5, 4 }, { 5, 5 }, { 5, 0 }, { 5, 1 }, { 5, 2 }, { 5, 3 },
-	/* device 6: row C */
-	{ 6, 0 }, { 6, 1 }, { 6, 2 }, { 6, 3 }, { 6, 6 }, { 6, 7 }, { 6, 4 }, { 6, 5 },
-	/* device 7: row D */
-	{ 7, 6 }, { 7, 7 }, { 7, 4 }, { 7, 5 }, { 7, 0 }, { 7, 1 }, { 7, 2 }, { 7, 3 },
-	/* device 8: row A */
-	{ 8, 4 }, { 8, 5 }, { 8, 6 }, { 8, 7 }, { 8, 2 }, { 8, 3 }, { 8, 0 }, { 8, 1 },
-	/* device 9: row B */
-	{ 9, 2 }, { 9, 3 }, { 9, 0 }, { 9, 1 }, { 9, 4 }, { 9, 5 }, { 9, 6 }, { 9, 7 },
-	/* device 10: row A */
-	{ 10, 4 }, { 10, 5 }, { 10, 6 }, { 10, 7 }, { 10, 2 }, { 10, 3 }, { 10, 0 }, { 10, 1 },
-	/* device 11: row B */
-	{ 11, 2 }, { 11, 3 }, { 11, 0 }, { 11, 1 }, { 11, 4 }, { 11, 5 }, { 11, 6 }, { 11, 7 },
-	/* device 12: row C */
-	{ 12, 0 }, { 12, 1 }, { 12, 2 }, { 12, 3 }, { 12, 6 }, { 12, 7 }, { 12, 4 }, { 12, 5 },
-	/* device 13: row D */
-	{ 13, 6 }, { 13, 7 }, { 13, 4 }, { 13, 5 }, { 13, 0 }, { 13, 1 }, { 13, 2 }, { 13, 3 },
-	/* device 14: row C */
-	{ 14, 0 }, { 14, 1 }, { 14, 2 }, { 14, 3 }, { 14, 6 }, { 14, 7 }, { 14, 4 }, { 14, 5 },
-	/* device 15: row D */
-	{ 15, 6 }, { 15, 7 }, { 15, 4 }, { 15, 5 }, { 15, 0 }, { 15, 1 }, { 15, 2 }, { 15, 3 },
-};
-
-const struct neuron_dhal_user neuron_dhal_v3_user = {
-	.reg_windows = v3_reg_windows,
-	.n_reg_windows = ARRAY_SIZE(v3_reg_windows),
-	.nc_map = v3_nc_map,
-	.nc_map_entries = ARRAY_SIZE(v3_nc_map),
-};
-EXPORT_SYMBOL_NS_GPL(neuron_dhal_v3_user, NEURON_NS);
 
 const struct neuron_dhal neuron_dhal_v3 = {
 	.owner = THIS_MODULE,
@@ -170,10 +50,11 @@ const struct neuron_dhal neuron_dhal_v3 = {
 	.user = &neuron_dhal_v3_user,
 	.udma = &v3_udma,
 };
-EXPORT_SYMBOL_NS_GPL(neuron_dhal_v3, NEURON_NS);
+EXPORT_SYMBOL_IF_KUNIT(neuron_dhal_v3);
 module_neuron_dhal(neuron_dhal_v3);
 
 NEURON_DHAL_ALIAS(7364);
+NEURON_DHAL_PCI_ALIAS(7364);
 MODULE_IMPORT_NS(NEURON_NS);
 MODULE_DESCRIPTION("AWS Neuron driver: Trainium2 hardware abstraction");
 MODULE_LICENSE("GPL");

@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
- * What neuron_dhal_v3 exports for later generations built on it.
+ * The third generation's tables (v3_base.c), shared with the fourth.
  */
 #ifndef _NEURON_DHAL_V3_H
 #define _NEURON_DHAL_V3_H

@@ -9,6 +9,8 @@
 #include <linux/module.h>
 #include <linux/sizes.h>
 
+#include <kunit/visibility.h>
+
 #include <neuron/compat.h>
 #include <neuron/dhal.h>
 
@@ -57,11 +59,14 @@ const struct neuron_dhal neuron_dhal_v4 = {
 	.user = &neuron_dhal_v3_user,
 	.udma = &v4_udma,
 };
-EXPORT_SYMBOL_NS_GPL(neuron_dhal_v4, NEURON_NS);
+EXPORT_SYMBOL_IF_KUNIT(neuron_dhal_v4);
+
 module_neuron_dhal(neuron_dhal_v4);
 
 NEURON_DHAL_ALIAS(7564);
+NEURON_DHAL_PCI_ALIAS(7564);
 NEURON_DHAL_ALIAS(7565);
+NEURON_DHAL_PCI_ALIAS(7565);
 MODULE_IMPORT_NS(NEURON_NS);
 MODULE_DESCRIPTION("AWS Neuron driver: Trainium3 hardware abstraction");
 MODULE_LICENSE("GPL");

@@ -77,7 +77,7 @@ static ssize_t nsim_reset_write(struct file *file, const char __user *ubuf,
 	if (val != 1)
 		return -EINVAL;
 
-	ret = neuron_device_request_reset(sd->nd);
+	ret = neuron_bus_device_reset(sd->nd);
 	return ret < 0 ? ret : count;
 }
 

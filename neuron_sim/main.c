@@ -141,7 +141,7 @@ static ssize_t state_show(struct device *dev, struct device_attribute *attr,
 
 	mutex_lock(&sd->nd_lock);
 	if (sd->nd)
-		name = neuron_device_state_name(neuron_device_state(sd->nd));
+		name = neuron_device_state_name(neuron_bus_device_state(sd->nd));
 	mutex_unlock(&sd->nd_lock);
 	return sysfs_emit(buf, "%s\n", name);
 }
@@ -155,7 +155,7 @@ static ssize_t index_show(struct device *dev, struct device_attribute *attr,
 
 	mutex_lock(&sd->nd_lock);
 	if (sd->nd)
-		index = neuron_device_index(sd->nd);
+		index = neuron_bus_device_index(sd->nd);
 	mutex_unlock(&sd->nd_lock);
 	return sysfs_emit(buf, "%d\n", index);
 }
@@ -313,7 +313,7 @@ static int nsim_parse_new(char *line, struct nsim_args *args)
 /* Add a device.  Called with nsim_lock held and args->id free. */
 static int nsim_dev_new(const struct nsim_args *args)
 {
-	struct neuron_device *nd;
+	struct neuron_bus_device *nd;
 	struct nsim_dev *sd;
 	int ret;
 
@@ -386,7 +386,7 @@ err_put:
 /* Remove a device, in mirror order of nsim_dev_new(). */
 static void nsim_dev_del(struct nsim_dev *sd)
 {
-	struct neuron_device *nd;
+	struct neuron_bus_device *nd;
 
 	lockdep_assert_held(&nsim_lock);
 

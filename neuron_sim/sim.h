@@ -134,7 +134,7 @@ struct nsim_dev {
 
 	/* protects nd against the sysfs readers */
 	struct mutex nd_lock;
-	struct neuron_device *nd;
+	struct neuron_bus_device *nd;
 
 	/* protects misc, fault, reset_fault, reset_pending and resets */
 	spinlock_t lock;

@@ -5,12 +5,15 @@
  * register accessors every BAR access goes through.
  *
  * A bus describes its device with struct neuron_bus_desc and calls
- * neuron_device_create().  The core binds the DHAL registered for the PCI
- * device id (loading it on demand, waiting for it if needed), asks the bus
- * to map the BARs the DHAL names, reads the routing id, resets the device
- * and only then publishes /dev/neuronN.  All of it happens asynchronously;
- * neuron_device_destroy() stops it wherever it is and tears down in
- * mirror order.  The core never asks which bus it has.
+ * neuron_device_create(), which returns the handle it keeps.  The core
+ * binds the DHAL registered for the PCI device id (loading it on demand,
+ * waiting for it if needed), asks the bus to map the BARs the DHAL names,
+ * reads the routing id, resets the device and only then publishes
+ * /dev/neuronN.  All of it happens asynchronously; neuron_device_destroy()
+ * stops it wherever it is and tears down in mirror order.  When the DHAL
+ * unregisters, the device is torn down the same way and starts again
+ * under the same handle, waiting for the DHAL.  The core never asks which
+ * bus it has.
  */
 #ifndef _NEURON_DEVICE_H
 #define _NEURON_DEVICE_H
@@ -18,9 +21,10 @@
 #include <linux/io.h>
 #include <linux/types.h>
 
+struct dentry;
 struct device;
+struct neuron_dhal;
 struct neuron_device;
-struct pci_device_id;
 struct vm_area_struct;
 
 /* Number of BAR slots a device can have (PCI standard BARs). */
@@ -121,18 +125,28 @@ struct neuron_bus_desc {
 	bool simulated;
 };
 
-struct neuron_device *neuron_device_create(const struct neuron_bus_desc *desc);
-void neuron_device_destroy(struct neuron_device *nd);
+/* What a bus holds for its device (device.c): outlives DHAL withdrawals. */
+struct neuron_bus_device;
+
+struct neuron_bus_device *neuron_device_create(const struct neuron_bus_desc *desc);
+void neuron_device_destroy(struct neuron_bus_device *bd);
+enum neuron_device_state neuron_bus_device_state(struct neuron_bus_device *bd);
+int neuron_bus_device_index(struct neuron_bus_device *bd);
+int neuron_bus_device_reset(struct neuron_bus_device *bd);
+
+/* For planes: a Neuron device (one incarnation of a bus's device). */
 enum neuron_device_state neuron_device_state(struct neuron_device *nd);
 const char *neuron_device_state_name(enum neuron_device_state state);
 int neuron_device_index(struct neuron_device *nd);
-int neuron_device_request_reset(struct neuron_device *nd);
+
+struct device *neuron_device_parent(struct neuron_device *nd);
+const struct neuron_dhal *neuron_device_dhal(struct neuron_device *nd);
+u64 neuron_device_host_base(struct neuron_device *nd);
+struct dentry *neuron_device_debugfs(struct neuron_device *nd);
+bool neuron_device_enter_try(struct neuron_device *nd);
+void neuron_device_leave(struct neuron_device *nd);
 
 u32 neuron_reg_read32(struct neuron_device *nd, unsigned int bar, u64 off);
 void neuron_reg_write32(struct neuron_device *nd, unsigned int bar, u64 off, u32 val);
-
-/* The PCI driver, registered by the neuron module (neuron_core/pci.c). */
-int neuron_pci_register(const struct pci_device_id *ids);
-void neuron_pci_unregister(void);
 
 #endif /* _NEURON_DEVICE_H */

@@ -11,9 +11,8 @@
  * reuses an earlier one by pointing at its exported sub-tables and
  * overriding the ones that differ.
  *
- * Each bound device holds its own instance (&struct neuron_dhal_instance)
- * and a reference on the DHAL module, so devices of different generations
- * coexist and a DHAL cannot be unloaded under a device that uses it.
+ * Each bound device holds its own instance (&struct neuron_dhal_instance),
+ * so devices of different generations coexist.
  */
 #ifndef _NEURON_DHAL_H
 #define _NEURON_DHAL_H
@@ -187,20 +186,22 @@ struct neuron_dhal_instance {
 int neuron_dhal_register(const struct neuron_dhal *dhal);
 void neuron_dhal_unregister(const struct neuron_dhal *dhal);
 
-/*
- * The descriptors of the driver's DHAL modules, exported so that the
- * umbrella module "neuron" depends on (and so loads and unloads) all three.
- */
+/* The DHAL modules' descriptors, exported only for the KUnit tests. */
 extern const struct neuron_dhal neuron_dhal_v2;
 extern const struct neuron_dhal neuron_dhal_v3;
 extern const struct neuron_dhal neuron_dhal_v4;
 
 /*
- * Alias every DHAL module carries for each PCI device id it drives, so the
- * core can load it with request_module() when such a device appears.
+ * Aliases every DHAL module carries for each PCI device id it drives: the
+ * PCI modalias, so that udev's "modprobe $MODALIAS" for a Neuron function
+ * loads the generation's module along with neuron_core (which has the PCI
+ * device table), and a fixed alias the core loads it by with
+ * request_module() when a device of that id appears without its DHAL.
+ * @id is four hex digits without 0x (digits only, as every Neuron id is).
  */
 #define NEURON_DHAL_ALIAS_FMT	"neuron-dhal-1d0f-%04x"
-#define NEURON_DHAL_ALIAS(id)	MODULE_ALIAS("neuron-dhal-1d0f-" #id)
+#define NEURON_DHAL_ALIAS(id)		MODULE_ALIAS("neuron-dhal-1d0f-" #id)
+#define NEURON_DHAL_PCI_ALIAS(id)	MODULE_ALIAS("pci:v00001D0Fd0000" #id "sv*sd*bc*sc*i*")
 
 /**
  * module_neuron_dhal() - a DHAL module's init and exit

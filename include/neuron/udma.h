@@ -7,6 +7,9 @@
  * few tuning values that differ.  Every register access goes through the
  * core's neuron_reg_read32() / neuron_reg_write32().
  *
+ * The library is part of the DMA plane module (neuron_udma), which uses it
+ * itself; its functions are exported in the NEURON namespace for tests.
+ *
  * Hardware model: an engine has a memory-to-stream half (M2S, reads the
  * source) and a stream-to-memory half (S2M, writes the destination), each
  * with 16 queues.  Queue q of M2S feeds queue q of S2M; the driver always
@@ -504,52 +507,5 @@ static inline bool neuron_udma_marker_seen(const __le32 *m)
 {
 	return le32_to_cpu(READ_ONCE(m[1])) == NEURON_UDMA_MARKER;
 }
-
-/**
- * struct neuron_udma_ops - the engine implementation neuron_udma registers
- *	with the core
- * @owner: the module implementing it (pinned while the core uses it)
- * @engine_bind: neuron_udma_engine_bind()
- * @engine_init: neuron_udma_engine_init()
- * @engine_error_setup: neuron_udma_engine_error_setup()
- * @engine_set_state: neuron_udma_engine_set_state()
- * @engine_get_state: neuron_udma_engine_get_state()
- * @queue_init: neuron_udma_queue_init()
- * @queue_reset: neuron_udma_queue_reset()
- * @queue_state: neuron_udma_queue_state()
- * @copy_prepare: neuron_udma_copy_prepare()
- * @marker_prepare: neuron_udma_marker_prepare()
- * @doorbell: neuron_udma_doorbell()
- * @submit: neuron_udma_submit()
- * @ack: neuron_udma_ack()
- */
-struct neuron_udma_ops {
-	struct module *owner;
-	int (*engine_bind)(struct neuron_udma_engine *eng, struct neuron_device *nd,
-			   const struct neuron_udma_gen *gen, unsigned int index);
-	int (*engine_init)(struct neuron_udma_engine *eng, struct neuron_device *nd,
-			   const struct neuron_udma_gen *gen, unsigned int index);
-	void (*engine_error_setup)(struct neuron_udma_engine *eng);
-	int (*engine_set_state)(struct neuron_udma_engine *eng, enum neuron_udma_state state);
-	enum neuron_udma_state (*engine_get_state)(struct neuron_udma_engine *eng, bool s2m);
-	int (*queue_init)(struct neuron_udma_engine *eng, unsigned int qid,
-			  const struct neuron_udma_ring_cfg *m2s,
-			  const struct neuron_udma_ring_cfg *s2m);
-	int (*queue_reset)(struct neuron_udma_queue *q);
-	void (*queue_state)(struct neuron_udma_queue *q, struct neuron_udma_queue_state *st);
-	int (*copy_prepare)(struct neuron_udma_queue *q, u64 src, u64 dst, u64 len,
-			    unsigned int flags);
-	int (*marker_prepare)(struct neuron_udma_queue *q, u64 marker_src, u64 marker_dst,
-			      unsigned int flags);
-	void (*doorbell)(struct neuron_udma_queue *q, u32 m2s_n, u32 s2m_n);
-	u32 (*submit)(struct neuron_udma_queue *q);
-	int (*ack)(struct neuron_udma_queue *q, u32 n);
-};
-
-int neuron_udma_register(const struct neuron_udma_ops *ops);
-void neuron_udma_unregister(const struct neuron_udma_ops *ops);
-
-/* Module the core loads (request_module()) when a device first needs DMA. */
-#define NEURON_UDMA_MODULE	"neuron_udma"
 
 #endif /* _NEURON_UDMA_H */

@@ -154,8 +154,8 @@ static void fake_destroy(void *nd)
 }
 
 /* A fake device reporting routing id @rid, answering resets per @mode. */
-static struct neuron_device *fake_create(struct kunit *test, struct fake_dev **fp,
-					 u16 pci_device, u32 rid, enum fake_mode mode)
+static struct neuron_bus_device *fake_create(struct kunit *test, struct fake_dev **fp,
+					     u16 pci_device, u32 rid, enum fake_mode mode)
 {
 	struct neuron_bus_desc desc = {
 		.id = { .vendor = 0x1d0f, .device = pci_device },
@@ -164,7 +164,7 @@ static struct neuron_device *fake_create(struct kunit *test, struct fake_dev **f
 		.simulated = true,
 	};
 	static atomic_t seq = ATOMIC_INIT(0);
-	struct neuron_device *nd;
+	struct neuron_bus_device *nd;
 	struct device *parent;
 	struct fake_dev *f;
 	char name[32];
@@ -188,20 +188,20 @@ static struct neuron_device *fake_create(struct kunit *test, struct fake_dev **f
 	return nd;
 }
 
-static void fake_remove(struct kunit *test, struct neuron_device *nd)
+static void fake_remove(struct kunit *test, struct neuron_bus_device *nd)
 {
 	kunit_release_action(test, fake_destroy, nd);
 }
 
 /* Wait up to @ms for @nd to reach @want; return the state it has then. */
-static enum neuron_device_state wait_state(struct neuron_device *nd,
+static enum neuron_device_state wait_state(struct neuron_bus_device *nd,
 					   enum neuron_device_state want, unsigned int ms)
 {
 	unsigned long end = jiffies + msecs_to_jiffies(ms);
 
-	while (neuron_device_state(nd) != want && time_before(jiffies, end))
+	while (neuron_bus_device_state(nd) != want && time_before(jiffies, end))
 		msleep(20);
-	return neuron_device_state(nd);
+	return neuron_bus_device_state(nd);
 }
 
 static int device_suite_init(struct kunit_suite *suite)
@@ -216,15 +216,15 @@ static void device_suite_exit(struct kunit_suite *suite)
 
 static void bringup_ready(struct kunit *test)
 {
-	struct neuron_device *nd;
+	struct neuron_bus_device *nd;
 	struct fake_dev *f;
 
 	nd = fake_create(test, &f, 0xfff8, 60, FAKE_OK);
 	KUNIT_EXPECT_EQ(test, wait_state(nd, NEURON_STATE_READY, 5000), NEURON_STATE_READY);
-	KUNIT_EXPECT_EQ(test, neuron_device_index(nd), 60);
+	KUNIT_EXPECT_EQ(test, neuron_bus_device_index(nd), 60);
 	KUNIT_EXPECT_EQ(test, f->resets, 1U);
 	/* A reset on request goes through the firmware again. */
-	KUNIT_EXPECT_EQ(test, neuron_device_request_reset(nd), 0);
+	KUNIT_EXPECT_EQ(test, neuron_bus_device_reset(nd), 0);
 	KUNIT_EXPECT_EQ(test, wait_state(nd, NEURON_STATE_READY, 5000), NEURON_STATE_READY);
 	KUNIT_EXPECT_EQ(test, f->resets, 2U);
 	fake_remove(test, nd);
@@ -232,15 +232,15 @@ static void bringup_ready(struct kunit *test)
 
 static void bringup_reset_fails(struct kunit *test)
 {
-	struct neuron_device *nd;
+	struct neuron_bus_device *nd;
 	struct fake_dev *f;
 
 	nd = fake_create(test, &f, 0xfff8, 61, FAKE_FAIL);
 	KUNIT_EXPECT_EQ(test, wait_state(nd, NEURON_STATE_FAILED, 5000), NEURON_STATE_FAILED);
 	/* Identified, so it keeps its index and can be reset again. */
-	KUNIT_EXPECT_EQ(test, neuron_device_index(nd), 61);
+	KUNIT_EXPECT_EQ(test, neuron_bus_device_index(nd), 61);
 	f->mode = FAKE_OK;
-	KUNIT_EXPECT_EQ(test, neuron_device_request_reset(nd), 0);
+	KUNIT_EXPECT_EQ(test, neuron_bus_device_reset(nd), 0);
 	KUNIT_EXPECT_EQ(test, wait_state(nd, NEURON_STATE_READY, 5000), NEURON_STATE_READY);
 	fake_remove(test, nd);
 }
@@ -248,7 +248,7 @@ static void bringup_reset_fails(struct kunit *test)
 static void bringup_reset_times_out(struct kunit *test)
 {
 	unsigned long start = jiffies;
-	struct neuron_device *nd;
+	struct neuron_bus_device *nd;
 	struct fake_dev *f;
 
 	nd = fake_create(test, &f, 0xfff8, 62, FAKE_HANG);
@@ -259,43 +259,78 @@ static void bringup_reset_times_out(struct kunit *test)
 
 static void bringup_bad_routing_id(struct kunit *test)
 {
-	struct neuron_device *nd, *first;
+	struct neuron_bus_device *nd, *first;
 	struct fake_dev *f;
 
 	nd = fake_create(test, &f, 0xfff8, 64, FAKE_OK);
 	KUNIT_EXPECT_EQ(test, wait_state(nd, NEURON_STATE_FAILED, 5000), NEURON_STATE_FAILED);
-	KUNIT_EXPECT_EQ(test, neuron_device_index(nd), -1);
+	KUNIT_EXPECT_EQ(test, neuron_bus_device_index(nd), -1);
 	fake_remove(test, nd);
 
 	first = fake_create(test, &f, 0xfff8, 63, FAKE_OK);
 	KUNIT_ASSERT_EQ(test, wait_state(first, NEURON_STATE_READY, 5000), NEURON_STATE_READY);
 	nd = fake_create(test, &f, 0xfff8, 63, FAKE_OK);
 	KUNIT_EXPECT_EQ(test, wait_state(nd, NEURON_STATE_FAILED, 5000), NEURON_STATE_FAILED);
-	KUNIT_EXPECT_EQ(test, neuron_device_index(nd), -1);
-	KUNIT_EXPECT_EQ(test, neuron_device_index(first), 63);
+	KUNIT_EXPECT_EQ(test, neuron_bus_device_index(nd), -1);
+	KUNIT_EXPECT_EQ(test, neuron_bus_device_index(first), 63);
 	fake_remove(test, nd);
 	fake_remove(test, first);
 }
 
 static void bringup_waits_for_its_dhal(struct kunit *test)
 {
-	struct neuron_device *nd;
+	struct neuron_bus_device *nd;
 	struct fake_dev *f;
 
 	nd = fake_create(test, &f, 0xfff9, 60, FAKE_OK);
 	KUNIT_EXPECT_EQ(test, wait_state(nd, NEURON_STATE_WAIT_DHAL, 5000),
 			NEURON_STATE_WAIT_DHAL);
 	msleep(50);
-	KUNIT_EXPECT_EQ(test, neuron_device_state(nd), NEURON_STATE_WAIT_DHAL);
+	KUNIT_EXPECT_EQ(test, neuron_bus_device_state(nd), NEURON_STATE_WAIT_DHAL);
 	KUNIT_ASSERT_EQ(test, neuron_dhal_register(&late_dhal), 0);
 	KUNIT_EXPECT_EQ(test, wait_state(nd, NEURON_STATE_READY, 5000), NEURON_STATE_READY);
 	fake_remove(test, nd);
 	neuron_dhal_unregister(&late_dhal);
 }
 
+/*
+ * A DHAL that unregisters takes its devices down with it, leaves the others
+ * alone, and brings them back when it registers again.
+ */
+static void dhal_unregister_detaches_its_devices(struct kunit *test)
+{
+	struct neuron_bus_device *late, *other;
+	struct fake_dev *f, *g;
+
+	KUNIT_ASSERT_EQ(test, neuron_dhal_register(&late_dhal), 0);
+	late = fake_create(test, &f, 0xfff9, 58, FAKE_OK);
+	other = fake_create(test, &g, 0xfff8, 59, FAKE_OK);
+	KUNIT_ASSERT_EQ(test, wait_state(late, NEURON_STATE_READY, 5000), NEURON_STATE_READY);
+	KUNIT_ASSERT_EQ(test, wait_state(other, NEURON_STATE_READY, 5000), NEURON_STATE_READY);
+	KUNIT_EXPECT_EQ(test, f->resets, 1U);
+
+	neuron_dhal_unregister(&late_dhal);
+	/* Torn down at once: no node, no index, waiting for its DHAL. */
+	KUNIT_EXPECT_EQ(test, neuron_bus_device_index(late), -1);
+	KUNIT_EXPECT_EQ(test, wait_state(late, NEURON_STATE_WAIT_DHAL, 5000),
+			NEURON_STATE_WAIT_DHAL);
+	KUNIT_EXPECT_EQ(test, neuron_bus_device_state(other), NEURON_STATE_READY);
+	KUNIT_EXPECT_EQ(test, neuron_bus_device_index(other), 59);
+	KUNIT_EXPECT_EQ(test, g->resets, 1U);
+
+	KUNIT_ASSERT_EQ(test, neuron_dhal_register(&late_dhal), 0);
+	KUNIT_EXPECT_EQ(test, wait_state(late, NEURON_STATE_READY, 5000), NEURON_STATE_READY);
+	KUNIT_EXPECT_EQ(test, neuron_bus_device_index(late), 58);
+	/* Brought up again from the start: identified and reset once more. */
+	KUNIT_EXPECT_EQ(test, f->resets, 2U);
+	fake_remove(test, late);
+	fake_remove(test, other);
+	neuron_dhal_unregister(&late_dhal);
+}
+
 static void destroy_during_reset(struct kunit *test)
 {
-	struct neuron_device *nd;
+	struct neuron_bus_device *nd;
 	struct fake_dev *f;
 	unsigned long start;
 
@@ -314,6 +349,7 @@ static struct kunit_case device_cases[] = {
 	KUNIT_CASE(bringup_reset_times_out),
 	KUNIT_CASE(bringup_bad_routing_id),
 	KUNIT_CASE(bringup_waits_for_its_dhal),
+	KUNIT_CASE(dhal_unregister_detaches_its_devices),
 	KUNIT_CASE(destroy_during_reset),
 	{}
 };

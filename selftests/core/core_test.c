@@ -134,7 +134,7 @@ TEST_F_TIMEOUT(core, bad_parameter_rejected, 300)
 {
 	char buf[16];
 
-	ASSERT_EQ(0, sh("modprobe -r neuron_core"));
+	ASSERT_EQ(0, sh("modprobe -r neuron"));
 	/* A value that is not a boolean refuses the load and leaves nothing behind. */
 	EXPECT_NE(0, sh("modprobe neuron_core wc_enable=banana 2>/dev/null"));
 	EXPECT_FALSE(path_exists(MODULE_DIR));
@@ -145,7 +145,7 @@ TEST_F_TIMEOUT(core, bad_parameter_rejected, 300)
 	ASSERT_EQ(0, sh("modprobe neuron_core wc_enable=0"));
 	ASSERT_EQ(0, read_line(MODULE_DIR "/parameters/wc_enable", buf, sizeof(buf)));
 	EXPECT_STREQ("N", buf);
-	ASSERT_EQ(0, sh("modprobe -r neuron_core"));
+	ASSERT_EQ(0, sh("modprobe -r neuron"));
 	ASSERT_EQ(0, sh("modprobe neuron_core"));
 	ASSERT_EQ(0, read_line(MODULE_DIR "/parameters/wc_enable", buf, sizeof(buf)));
 	EXPECT_STREQ("Y", buf);
@@ -156,7 +156,7 @@ TEST_F_TIMEOUT(core, unload_removes_everything, 300)
 	int i;
 
 	for (i = 0; i < 3; i++) {
-		ASSERT_EQ(0, sh("modprobe -r neuron_core"));
+		ASSERT_EQ(0, sh("modprobe -r neuron"));
 		EXPECT_FALSE(path_exists(MODULE_DIR));
 		EXPECT_FALSE(path_exists(CLASS_DIR));
 		EXPECT_EQ(-1, neuron_major());

@@ -92,9 +92,23 @@ TEST_F_TIMEOUT(dev, mixed_generations_one_host, 300)
 				     CLASS_DIR "/neuron%u/info/serial_number", i));
 		EXPECT_EQ(16, strlen(self->buf));
 	}
-	/* Each DHAL module is pinned by its devices. */
-	EXPECT_NE(0, nt_sh("modprobe -r neuron_dhal_v3 2>/dev/null"));
-	EXPECT_TRUE(nt_exists("/sys/module/neuron_dhal_v3"));
+	/*
+	 * No DHAL module is pinned by its devices: unloading one takes its
+	 * devices down, to wait for it, and leaves the others alone.
+	 */
+	EXPECT_EQ(0, nt_sh("modprobe -r neuron_dhal_v4"));
+	EXPECT_FALSE(nt_exists("/sys/module/neuron_dhal_v4"));
+	for (i = 0; i < ARRAY_SIZE(want); i++) {
+		if (strcmp(want[i].gen, "v4")) {
+			expect_ready(_metadata, i, i, want[i].gen, want[i].dhal);
+			continue;
+		}
+		EXPECT_STREQ("waiting-for-dhal", nt_sim_state(i, self->buf, sizeof(self->buf)));
+		EXPECT_FALSE(nt_exists("/dev/neuron%u", i));
+	}
+	ASSERT_EQ(0, nt_sh("modprobe neuron_dhal_v4"));
+	for (i = 0; i < ARRAY_SIZE(want); i++)
+		expect_ready(_metadata, i, i, want[i].gen, want[i].dhal);
 }
 
 TEST_F_TIMEOUT(dev, load_order_core_then_dhal_then_devices, 300)
@@ -114,8 +128,12 @@ TEST_F_TIMEOUT(dev, load_order_core_then_dhal_then_devices, 300)
 
 TEST_F_TIMEOUT(dev, load_order_devices_load_their_dhal, 300)
 {
-	/* Only the core and the simulator: each device loads its own DHAL. */
+	/*
+	 * The core and the simulator without the DHALs (the core's soft
+	 * dependencies loaded them; they go again): each device loads its own.
+	 */
 	ASSERT_EQ(0, nt_sh("modprobe neuron_sim"));
+	ASSERT_EQ(0, nt_sh("rmmod neuron_dhal_v2 neuron_dhal_v3 neuron_dhal_v4"));
 	EXPECT_FALSE(nt_exists("/sys/module/neuron_dhal_v2"));
 	ASSERT_EQ(0, nt_sim_add(5, "v4"));
 	ASSERT_EQ(0, nt_sim_add(6, "v2"));

@@ -41,7 +41,7 @@
 /* Simulator id of the device under test: its routing id and index. */
 #define DEV		5
 #define SIM_DEBUGFS	"/sys/kernel/debug/neuron_sim/neuron_sim%d/%s"
-#define DMA_TIMEOUT	"/sys/module/neuron_core/parameters/dma_timeout_ms"
+#define DMA_TIMEOUT	"/sys/module/neuron_udma/parameters/dma_timeout_ms"
 #define DMA_MODE	"/sys/module/neuron_sim/parameters/dma_mode"
 #define MAX_HBM		4
 #define NQUEUES		16

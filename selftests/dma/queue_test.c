@@ -62,7 +62,7 @@
 #define DEV		5
 #define SIM_DEBUGFS	"/sys/kernel/debug/neuron_sim/neuron_sim%d/%s"
 #define DMA_DEBUGFS	"/sys/kernel/debug/neuron/neuron%d/dma"
-#define SHADOW_MAX	"/sys/module/neuron_core/parameters/dma_shadow_max_kb"
+#define SHADOW_MAX	"/sys/module/neuron_udma/parameters/dma_shadow_max_kb"
 #define NQUEUES		16
 #define MIB		(1024ULL * 1024)
 

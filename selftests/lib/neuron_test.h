@@ -148,8 +148,9 @@ static inline void nt_sim_del_all(void)
 /* Unload every Neuron module, leaving none loaded. */
 static inline int nt_unload_all(void)
 {
+	nt_sh("modprobe -r neuron_sim 2>/dev/null");
 	nt_sh("modprobe -r neuron 2>/dev/null");
-	nt_sh("modprobe -r neuron_sim neuron_udma neuron_dhal_v4 neuron_dhal_v3 2>/dev/null");
+	nt_sh("modprobe -r neuron_telemetry neuron_udma neuron_dhal_v4 neuron_dhal_v3 2>/dev/null");
 	nt_sh("modprobe -r neuron_dhal_v2 neuron_core 2>/dev/null");
 	return nt_sh("! grep -q '^neuron' /proc/modules");
 }

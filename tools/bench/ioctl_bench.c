@@ -4,7 +4,11 @@
  * command number the driver does not know, on the same file.  The unknown
  * number is the floor (system call, file lookup, the dispatcher's table
  * lookup); the ratio shows what the gate, the handler and the copy to user
- * space add to it.
+ * space add to it.  A third kind goes through a plane's registered family
+ * (DMA_ENG_GET_STATE's number, the DMA plane's, with a size no command of
+ * that number has): the dispatcher finds the plane's family and refuses the
+ * encoding, so its ratio to the floor is the cost of dispatching to a
+ * registered family.
  *
  *   ioctl_bench INDEX [CALLS [PAIRS]]
  *
@@ -18,6 +22,7 @@
  * coarse for one batch; on x86 the batches are timed with the TSC, which
  * is calibrated against CLOCK_MONOTONIC over the whole run.
  */
+#include <errno.h>
 #include <fcntl.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -46,6 +51,52 @@ static uint64_t time_info(int fd, long n)
 		}
 	}
 	return bench_ticks() - t0;
+}
+
+/* A DMA plane number (DMA_ENG_GET_STATE's) with a size no command has. */
+#define PLANE_MISS_CMD	_IOC(_IOC_DIR(NEURON_IOCTL_DMA_ENG_GET_STATE), \
+			     _IOC_TYPE(NEURON_IOCTL_DMA_ENG_GET_STATE), \
+			     _IOC_NR(NEURON_IOCTL_DMA_ENG_GET_STATE), 1)
+
+static uint64_t time_plane(int fd, long n)
+{
+	uint64_t t0 = bench_ticks();
+	long i;
+	int ret;
+
+	for (i = 0; i < n; i++) {
+		ret = ioctl(fd, PLANE_MISS_CMD, NULL);
+		if (ret != -1 || errno != ENOTTY) {
+			fprintf(stderr, "ioctl %#x: %d (%m)\n", (unsigned int)PLANE_MISS_CMD, ret);
+			exit(1);
+		}
+	}
+	return bench_ticks() - t0;
+}
+
+/* Median ratio of the plane's family to the floor, over @pairs pairs. */
+static void bench_plane(const char *lane, int fd, long calls, int pairs)
+{
+	double *ratio = calloc(pairs, sizeof(double));
+	uint64_t a, b;
+	int p;
+
+	if (!ratio)
+		exit(1);
+	time_plane(fd, calls);
+	for (p = 0; p < pairs; p++) {
+		if (p % 2) {
+			b = bench_time_null(fd, calls);
+			a = time_plane(fd, calls);
+		} else {
+			a = time_plane(fd, calls);
+			b = bench_time_null(fd, calls);
+		}
+		ratio[p] = (double)a / b;
+	}
+	printf("%-12s plane family (DMA number, encoding refused) / unknown number: ratio %.3f\n",
+	       lane, bench_median(ratio, pairs));
+	free(ratio);
 }
 
 static void bench(const char *lane, int fd, long calls, int pairs)
@@ -106,6 +157,7 @@ int main(int argc, char **argv)
 		return 1;
 	}
 	bench("free-access", fd, calls, pairs);
+	bench_plane("free-access", fd, calls, pairs);
 	close(fd);
 
 	fd = open(path, O_RDONLY);
@@ -114,6 +166,7 @@ int main(int argc, char **argv)
 		return 1;
 	}
 	bench("normal", fd, calls, pairs);
+	bench_plane("normal", fd, calls, pairs);
 	close(fd);
 	return 0;
 }

@@ -1,10 +1,10 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
- * neuron_core private: the DMA layer (dma.c) and the copy commands built
- * on it (ioctl_dma.c).  See Documentation/dma.rst.
+ * neuron_udma private: the DMA layer (dma*.c) and the commands built on it
+ * (ioctl_dma.c, ioctl_buf.c).  See Documentation/dma.rst.
  */
-#ifndef _NEURON_CORE_DMA_H
-#define _NEURON_CORE_DMA_H
+#ifndef _NEURON_UDMA_DMA_H
+#define _NEURON_UDMA_DMA_H
 
 #include <linux/atomic.h>
 #include <linux/mutex.h>
@@ -15,14 +15,15 @@
 #include <linux/workqueue.h>
 #include <linux/xarray.h>
 
+#include <neuron/device.h>
 #include <neuron/dhal.h>
+#include <neuron/mem.h>
 #include <neuron/neuron_ioctl.h>
+#include <neuron/plane.h>
 #include <neuron/udma.h>
 
+struct dentry;
 struct mm_struct;
-struct neuron_device;
-struct neuron_file;
-struct neuron_mem_chunk;
 
 /* Most host-engine channels a device uses for driver copies. */
 #define NEURON_DMA_MAX_CHANS	4
@@ -140,9 +141,8 @@ struct neuron_dma_h2t {
 /**
  * struct neuron_dma - a device's DMA state
  * @nd: the device
- * @lock: protects @ops, @gen, @ready, @gone, @nr_chans and the channels'
+ * @lock: protects @gen, @ready, @gone, @nr_chans and the channels'
  *	memory (set up once, torn down when the device goes)
- * @ops: the engine library, with a reference on its module, once set up
  * @gen: the DHAL's engine knobs
  * @ready: channels set up
  * @gone: the device was removed: no more DMA
@@ -174,12 +174,12 @@ struct neuron_dma_h2t {
  * @scrub_busy: bitmap of HBM channels an HBM_SCRUB_START is filling
  * @scrub_done: per HBM channel, the process (a reference) whose scrub
  *	finished and awaits its HBM_SCRUB_WAIT, or NULL (dma_scrub.c)
+ * @debugfs: the device's dma file in debugfs
  */
 struct neuron_dma {
 	struct neuron_device *nd;
-	/* Protects setup and teardown: ops, gen, ready, gone, channel memory. */
+	/* Protects setup and teardown: gen, ready, gone, channel memory. */
 	struct mutex lock;
-	const struct neuron_udma_ops *ops;
 	const struct neuron_udma_gen *gen;
 	bool ready;
 	bool gone;
@@ -209,6 +209,7 @@ struct neuron_dma {
 	struct mutex scrub_lock;
 	unsigned long scrub_busy;
 	struct pid *scrub_done[NEURON_MAX_HBM];
+	struct dentry *debugfs;
 };
 
 /* Entries of a zero-copy completion queue (a power of two). */
@@ -284,14 +285,36 @@ struct neuron_dma_async {
 	struct neuron_dma_chan *chan[2];
 };
 
+/**
+ * struct neuron_dma_file - a file's DMA state (&neuron_file.plane entry)
+ * @async: its asynchronous copies
+ * @zc: its asynchronous zero-copy transfers
+ */
+struct neuron_dma_file {
+	struct neuron_dma_async async;
+	struct neuron_zc_file zc;
+};
+
 extern unsigned int neuron_dma_timeout_ms;
 extern unsigned int neuron_dma_shadow_max_kb;
 
-void neuron_dma_init(struct neuron_device *nd);
-void neuron_dma_device_gone(struct neuron_device *nd);
-void neuron_dma_fini(struct neuron_device *nd);
-void neuron_dma_reset_done(struct neuron_device *nd);
-void neuron_dma_debugfs_add(struct neuron_device *nd);
+/* The device's DMA state, while the plane is attached to it. */
+static inline struct neuron_dma *neuron_dma_of(struct neuron_device *nd)
+{
+	return neuron_plane_priv(nd, NEURON_PLANE_DMA);
+}
+
+struct neuron_dma_file *neuron_dma_file(struct neuron_file *nf);
+void neuron_dma_file_drain(struct neuron_file *nf);
+
+/* The plane's callbacks (dma.c). */
+int neuron_dma_attach(struct neuron_device *nd, void **priv);
+void neuron_dma_publish(struct neuron_device *nd, void *priv);
+void neuron_dma_detach_device(struct neuron_device *nd, void *priv);
+void neuron_dma_file_release(struct neuron_file *nf, void *fpriv);
+void neuron_dma_process_detach(struct neuron_device *nd, void *priv, struct pid *tgid);
+void neuron_dma_cores_reset(struct neuron_device *nd, void *priv, u32 cores);
+void neuron_dma_device_reset(struct neuron_device *nd, void *priv);
 
 int neuron_dma_setup(struct neuron_dma *dma);
 int neuron_dma_engine_check(struct neuron_dma *dma, u32 eng_id);
@@ -356,4 +379,37 @@ int neuron_zc_queues(struct neuron_zc_file *zf, u32 nc, u32 bmap,
 int neuron_zc_submit(struct neuron_zc_file *zf, s32 qid, struct neuron_zc_batch *b, u32 nb,
 		     nrt_tensor_batch_op_t *ops, u32 nops, bool to_dev, u64 seq, u64 ctx);
 
-#endif /* _NEURON_CORE_DMA_H */
+/* ioctl_dma.c, ioctl_buf.c: the command handlers */
+long neuron_ioctl_mem_copy(struct neuron_file *nf, void __user *arg);
+long neuron_ioctl_mem_copy64(struct neuron_file *nf, void __user *arg);
+long neuron_ioctl_memset(struct neuron_file *nf, void __user *arg);
+long neuron_ioctl_memset64(struct neuron_file *nf, void __user *arg);
+long neuron_ioctl_mem_copy_async(struct neuron_file *nf, void __user *arg);
+long neuron_ioctl_mem_copy_async64(struct neuron_file *nf, void __user *arg);
+long neuron_ioctl_mem_copy_async_wait(struct neuron_file *nf, void __user *arg);
+long neuron_ioctl_dma_eng_set_state(struct neuron_file *nf, void __user *arg);
+long neuron_ioctl_h2t_alloc_queues(struct neuron_file *nf, void __user *arg);
+long neuron_ioctl_h2t_free_queues(struct neuron_file *nf, void __user *arg);
+long neuron_ioctl_hbm_scrub_start(struct neuron_file *nf, void __user *arg);
+long neuron_ioctl_hbm_scrub_wait(struct neuron_file *nf, void __user *arg);
+long neuron_ioctl_h2t_compl_queues(struct neuron_file *nf, void __user *arg);
+long neuron_ioctl_dma_eng_get_state(struct neuron_file *nf, void __user *arg);
+long neuron_ioctl_dma_queue_get_state(struct neuron_file *nf, void __user *arg);
+long neuron_ioctl_dma_eng_init(struct neuron_file *nf, void __user *arg);
+long neuron_ioctl_dma_queue_init(struct neuron_file *nf, void __user *arg);
+long neuron_ioctl_dma_queue_init_batch(struct neuron_file *nf, void __user *arg);
+long neuron_ioctl_dma_queue_release(struct neuron_file *nf, void __user *arg);
+long neuron_ioctl_dma_queue_copy_start(struct neuron_file *nf, void __user *arg);
+long neuron_ioctl_dma_ack_completed(struct neuron_file *nf, void __user *arg);
+long neuron_ioctl_dma_copy_descriptors(struct neuron_file *nf, void __user *arg);
+long neuron_ioctl_dma_copy_descriptors64(struct neuron_file *nf, void __user *arg);
+long neuron_ioctl_dma_descriptor_copyout(struct neuron_file *nf, void __user *arg);
+long neuron_ioctl_mem_buf_copy(struct neuron_file *nf, void __user *arg);
+long neuron_ioctl_mem_buf_copy64(struct neuron_file *nf, void __user *arg);
+long neuron_ioctl_mem_buf_zerocopy64(struct neuron_file *nf, void __user *arg);
+long neuron_ioctl_mem_buf_zerocopy64_batches(struct neuron_file *nf, void __user *arg);
+long neuron_ioctl_program_engine(struct neuron_file *nf, void __user *arg);
+long neuron_ioctl_program_engine_nc(struct neuron_file *nf, void __user *arg);
+long neuron_ioctl_program_engine_nc64(struct neuron_file *nf, void __user *arg);
+
+#endif /* _NEURON_UDMA_DMA_H */

@@ -21,13 +21,12 @@
 #include <linux/sched.h>
 #include <linux/sched/signal.h>
 
-#include "core.h"
 #include "dma.h"
-#include "mem.h"
 
 static int neuron_scrub_check(struct neuron_device *nd, u32 nc_id, u32 hbm)
 {
-	if (nc_id >= nd->mem.nc_count || hbm >= nd->mem.hbm_count || hbm >= NEURON_MAX_HBM)
+	if (nc_id >= neuron_device_dhal(nd)->layout->nc_count || hbm >= neuron_mem_hbm_count(nd) ||
+	    hbm >= NEURON_MAX_HBM)
 		return -EINVAL;
 	return 0;
 }
@@ -46,7 +45,7 @@ static int neuron_scrub_check(struct neuron_device *nd, u32 nc_id, u32 hbm)
  */
 int neuron_dma_scrub_start(struct neuron_device *nd, u32 nc_id, u32 hbm, u32 pattern)
 {
-	struct neuron_dma *dma = &nd->dma;
+	struct neuron_dma *dma = neuron_dma_of(nd);
 	struct neuron_mem_hold *holds;
 	unsigned int n, i;
 	int ret;
@@ -92,7 +91,7 @@ int neuron_dma_scrub_start(struct neuron_device *nd, u32 nc_id, u32 hbm, u32 pat
  */
 int neuron_dma_scrub_wait(struct neuron_device *nd, u32 nc_id, u32 hbm)
 {
-	struct neuron_dma *dma = &nd->dma;
+	struct neuron_dma *dma = neuron_dma_of(nd);
 	int ret;
 
 	ret = neuron_scrub_check(nd, nc_id, hbm);
@@ -131,7 +130,7 @@ static void neuron_scrub_forget(struct neuron_dma *dma, struct pid *tgid)
  */
 void neuron_dma_scrub_detach(struct neuron_device *nd, struct pid *tgid)
 {
-	neuron_scrub_forget(&nd->dma, tgid);
+	neuron_scrub_forget(neuron_dma_of(nd), tgid);
 }
 
 /**
@@ -140,6 +139,6 @@ void neuron_dma_scrub_detach(struct neuron_device *nd, struct pid *tgid)
  */
 void neuron_dma_scrub_fini(struct neuron_device *nd)
 {
-	neuron_scrub_forget(&nd->dma, NULL);
-	mutex_destroy(&nd->dma.scrub_lock);
+	neuron_scrub_forget(neuron_dma_of(nd), NULL);
+	mutex_destroy(&neuron_dma_of(nd)->scrub_lock);
 }

@@ -28,7 +28,7 @@
 #include <linux/slab.h>
 #include <linux/uaccess.h>
 
-#include "core.h"
+#include "dma.h"
 
 /* The engine's half of a queue type (TX: M2S, RX: S2M). */
 #define UQ_TX	0
@@ -78,18 +78,17 @@ static struct neuron_dma_ueng *neuron_uq_engine(struct neuron_dma *dma, u32 eng_
 /* Program the engine if it never was, or was before the last device reset. */
 static int neuron_uq_engine_ready(struct neuron_dma *dma, struct neuron_dma_ueng *ue)
 {
-	const struct neuron_udma_ops *ops = dma->ops;
 	int epoch = atomic_read(&dma->epoch);
 	int ret;
 
 	lockdep_assert_held(&ue->lock);
 	if (ue->programmed && ue->epoch == epoch)
 		return 0;
-	ret = ops->engine_init(&ue->eng, dma->nd, dma->gen, ue->id);
+	ret = neuron_udma_engine_init(&ue->eng, dma->nd, dma->gen, ue->id);
 	if (ret)
 		return ret;
-	ops->engine_error_setup(&ue->eng);
-	ret = ops->engine_set_state(&ue->eng, NEURON_UDMA_NORMAL);
+	neuron_udma_engine_error_setup(&ue->eng);
+	ret = neuron_udma_engine_set_state(&ue->eng, NEURON_UDMA_NORMAL);
 	if (ret)
 		return ret;
 	ue->programmed = true;
@@ -100,8 +99,8 @@ static int neuron_uq_engine_ready(struct neuron_dma *dma, struct neuron_dma_ueng
 static void neuron_uq_half_free(struct neuron_dma *dma, struct neuron_dma_uhalf *h)
 {
 	if (h->shadow) {
-		dma_free_coherent(dma->nd->bus.parent, h->size * sizeof(*h->shadow), h->shadow,
-				  h->shadow_dma);
+		dma_free_coherent(neuron_device_parent(dma->nd), h->size * sizeof(*h->shadow),
+				  h->shadow, h->shadow_dma);
 		atomic64_sub(h->size * sizeof(*h->shadow), &dma->shadow_bytes);
 	}
 	neuron_mem_put(h->mc);
@@ -122,7 +121,7 @@ static void neuron_uq_release_locked(struct neuron_dma *dma, struct neuron_dma_u
 		return;
 	/* The engine lets go of the shadow rings before they are freed. */
 	if (hw && ue->programmed)
-		dma->ops->queue_init(&ue->eng, qid, &none, &none);
+		neuron_udma_queue_init(&ue->eng, qid, &none, &none);
 	neuron_uq_half_free(dma, &uq->half[UQ_TX]);
 	neuron_uq_half_free(dma, &uq->half[UQ_RX]);
 	xa_for_each(&uq->refs, idx, mc) {
@@ -154,13 +153,13 @@ static int neuron_uq_half_setup(struct neuron_dma *dma, struct neuron_dma_uhalf 
 	if (atomic64_add_return(bytes, &dma->shadow_bytes) >
 	    (u64)READ_ONCE(neuron_dma_shadow_max_kb) * SZ_1K) {
 		atomic64_sub(bytes, &dma->shadow_bytes);
-		dev_warn_ratelimited(nd->bus.parent,
+		dev_warn_ratelimited(neuron_device_parent(nd),
 				     "neuron%d: user DMA rings need more than dma_shadow_max_kb (%u KiB)\n",
-				     nd->index, READ_ONCE(neuron_dma_shadow_max_kb));
+				     neuron_device_index(nd), READ_ONCE(neuron_dma_shadow_max_kb));
 		return -ENOMEM;
 	}
 	h->size = count;
-	h->shadow = dma_alloc_coherent(nd->bus.parent, bytes, &h->shadow_dma, GFP_KERNEL);
+	h->shadow = dma_alloc_coherent(neuron_device_parent(nd), bytes, &h->shadow_dma, GFP_KERNEL);
 	if (!h->shadow) {
 		atomic64_sub(bytes, &dma->shadow_bytes);
 		return -ENOMEM;
@@ -184,7 +183,7 @@ static int neuron_uq_half_setup(struct neuron_dma *dma, struct neuron_dma_uhalf 
  */
 int neuron_dma_queue_init(struct neuron_device *nd, const struct neuron_ioctl_dma_queue_init *a)
 {
-	struct neuron_dma *dma = &nd->dma;
+	struct neuron_dma *dma = neuron_dma_of(nd);
 	struct neuron_udma_ring_cfg tx, rx;
 	struct neuron_dma_ueng *ue;
 	struct neuron_dma_uq *uq;
@@ -211,14 +210,14 @@ int neuron_dma_queue_init(struct neuron_device *nd, const struct neuron_ioctl_dm
 	if (ret)
 		goto err;
 	tx = (struct neuron_udma_ring_cfg) {
-		.addr = uq->half[UQ_TX].shadow_dma | nd->mem.host_base,
+		.addr = uq->half[UQ_TX].shadow_dma | neuron_device_host_base(nd),
 		.size = uq->half[UQ_TX].size,
 	};
 	rx = (struct neuron_udma_ring_cfg) {
-		.addr = uq->half[UQ_RX].shadow_dma | nd->mem.host_base,
+		.addr = uq->half[UQ_RX].shadow_dma | neuron_device_host_base(nd),
 		.size = uq->half[UQ_RX].size,
 	};
-	ret = dma->ops->queue_init(&ue->eng, a->qid, &tx, &rx);
+	ret = neuron_udma_queue_init(&ue->eng, a->qid, &tx, &rx);
 	if (ret)
 		goto err;
 	mutex_unlock(&ue->lock);
@@ -233,14 +232,14 @@ out:
 /* The caller's queue, locked; or an ERR_PTR. */
 static struct neuron_dma_ueng *neuron_uq_get(struct neuron_device *nd, u32 eng_id, u32 qid)
 {
-	struct neuron_dma_ueng *ue = neuron_uq_engine(&nd->dma, eng_id, false);
+	struct neuron_dma_ueng *ue = neuron_uq_engine(neuron_dma_of(nd), eng_id, false);
 	struct pid *owner;
 
 	if (ue == ERR_PTR(-ENOENT))
 		return ERR_PTR(-EINVAL);
 	if (IS_ERR(ue))
 		return ue;
-	if (qid >= nd->dma.gen->queues)
+	if (qid >= neuron_dma_of(nd)->gen->queues)
 		return ERR_PTR(-EINVAL);
 	mutex_lock(&ue->lock);
 	owner = ue->q[qid].owner;
@@ -266,7 +265,7 @@ int neuron_dma_queue_release(struct neuron_device *nd, u32 eng_id, u32 qid)
 
 	if (IS_ERR(ue))
 		return PTR_ERR(ue);
-	neuron_uq_release_locked(&nd->dma, ue, qid, true);
+	neuron_uq_release_locked(neuron_dma_of(nd), ue, qid, true);
 	mutex_unlock(&ue->lock);
 	return 0;
 }
@@ -426,7 +425,7 @@ int neuron_dma_queue_start(struct neuron_device *nd, u32 eng_id, u32 qid, u32 tx
 		goto out;
 	tx->tail = (tx->tail + tx_n) % tx->size;
 	rx->tail = (rx->tail + rx_n) % rx->size;
-	nd->dma.ops->doorbell(&ue->eng.queue[qid], tx_n, rx_n);
+	neuron_udma_doorbell(&ue->eng.queue[qid], tx_n, rx_n);
 out:
 	mutex_unlock(&ue->lock);
 	kvfree(d);
@@ -486,7 +485,7 @@ int neuron_dma_copy_descriptors(struct neuron_device *nd, u64 handle, const void
 	if ((type != NEURON_DMA_QUEUE_TYPE_TX && type != NEURON_DMA_QUEUE_TYPE_RX) || !num ||
 	    num > NEURON_DMA_UQ_MAX_DESCS || off % NEURON_UDMA_DESC_SIZE)
 		return -EINVAL;
-	ret = neuron_dma_setup(&nd->dma);
+	ret = neuron_dma_setup(neuron_dma_of(nd));
 	if (ret)
 		return ret;
 	mc = neuron_mem_get(nd, handle);
@@ -562,7 +561,7 @@ static int neuron_uq_engine_op(struct neuron_device *nd, u32 eng_id,
 					 enum neuron_udma_state state),
 			       enum neuron_udma_state state)
 {
-	struct neuron_dma_ueng *ue = neuron_uq_engine(&nd->dma, eng_id, true);
+	struct neuron_dma_ueng *ue = neuron_uq_engine(neuron_dma_of(nd), eng_id, true);
 	unsigned int q;
 	int ret = 0;
 
@@ -573,7 +572,7 @@ static int neuron_uq_engine_op(struct neuron_device *nd, u32 eng_id,
 		if (ue->q[q].owner && ue->q[q].owner != task_tgid(current))
 			ret = -EBUSY;
 	if (!ret)
-		ret = fn(&nd->dma, ue, state);
+		ret = fn(neuron_dma_of(nd), ue, state);
 	mutex_unlock(&ue->lock);
 	return ret;
 }
@@ -590,7 +589,7 @@ static int neuron_uq_set_state(struct neuron_dma *dma, struct neuron_dma_ueng *u
 {
 	int ret = neuron_uq_engine_ready(dma, ue);
 
-	return ret ? ret : dma->ops->engine_set_state(&ue->eng, state);
+	return ret ? ret : neuron_udma_engine_set_state(&ue->eng, state);
 }
 
 /**
@@ -635,31 +634,28 @@ int neuron_dma_eng_set_state(struct neuron_device *nd, u32 eng_id, enum neuron_u
  */
 void neuron_dma_detach(struct neuron_device *nd, struct pid *tgid)
 {
-	struct neuron_dma *dma = &nd->dma;
+	struct neuron_dma *dma = neuron_dma_of(nd);
 	struct neuron_dma_ueng *ue;
 	unsigned long id;
 	unsigned int q;
 
-	down_read(&nd->usage);
-	if (!dma->gone) {
-		xa_for_each(&dma->uengs, id, ue) {
-			mutex_lock(&ue->lock);
-			for (q = 0; q < NEURON_UDMA_MAX_QUEUES; q++)
-				if (ue->q[q].owner == tgid)
-					neuron_uq_release_locked(dma, ue, q, true);
-			mutex_unlock(&ue->lock);
-		}
+	/* The plane lock keeps the device's DMA state from going meanwhile. */
+	xa_for_each(&dma->uengs, id, ue) {
+		mutex_lock(&ue->lock);
+		for (q = 0; q < NEURON_UDMA_MAX_QUEUES; q++)
+			if (ue->q[q].owner == tgid)
+				neuron_uq_release_locked(dma, ue, q, true);
+		mutex_unlock(&ue->lock);
 	}
-	up_read(&nd->usage);
 }
 
 /**
  * neuron_dma_user_gone() - the device goes: stop and free every user queue
- * @nd: the device, its usage lock held for writing
+ * @nd: the device; no DMA command runs on it
  */
 void neuron_dma_user_gone(struct neuron_device *nd)
 {
-	struct neuron_dma *dma = &nd->dma;
+	struct neuron_dma *dma = neuron_dma_of(nd);
 	struct neuron_dma_ueng *ue;
 	unsigned long id;
 	unsigned int q;
@@ -667,7 +663,7 @@ void neuron_dma_user_gone(struct neuron_device *nd)
 	xa_for_each(&dma->uengs, id, ue) {
 		mutex_lock(&ue->lock);
 		if (ue->programmed)
-			dma->ops->engine_set_state(&ue->eng, NEURON_UDMA_DISABLED);
+			neuron_udma_engine_set_state(&ue->eng, NEURON_UDMA_DISABLED);
 		for (q = 0; q < NEURON_UDMA_MAX_QUEUES; q++) {
 			neuron_uq_release_locked(dma, ue, q, false);
 			xa_destroy(&ue->q[q].refs);

@@ -34,10 +34,7 @@
 #include <linux/slab.h>
 #include <linux/uaccess.h>
 
-#include "core.h"
 #include "dma.h"
-#include "ioctl.h"
-#include "mem.h"
 
 /* Bytes an asynchronous transfer moves between two looks at whether to stop. */
 #define NEURON_ZC_PIECE		SZ_4M
@@ -203,20 +200,20 @@ static int neuron_zc_run(struct neuron_zc_file *zf, struct neuron_zc_req *r)
 	struct neuron_device *nd = zf->nd;
 	int ret = -ENODEV;
 
-	while (!down_read_trylock(&nd->usage)) {
-		if (READ_ONCE(nd->state) == NEURON_STATE_GONE)
+	while (!neuron_device_enter_try(nd)) {
+		if (neuron_device_state(nd) == NEURON_STATE_GONE)
 			return ret;
 		usleep_range(500, 1000);
 	}
-	if (READ_ONCE(nd->state) != NEURON_STATE_GONE)
-		ret = neuron_zc_batches_run(nd, r->b, r->nb, r->to_dev, &zf->stop, r->mm);
-	up_read(&nd->usage);
+	ret = neuron_zc_batches_run(nd, r->b, r->nb, r->to_dev, &zf->stop, r->mm);
+	neuron_device_leave(nd);
 	return ret;
 }
 
 static void neuron_zc_work(struct work_struct *work)
 {
 	struct neuron_zc_file *zf = container_of(work, struct neuron_zc_file, work);
+	struct neuron_dma *dma = neuron_dma_of(zf->nd);
 	struct neuron_zc_req *r;
 	int ret;
 
@@ -228,10 +225,8 @@ static void neuron_zc_work(struct work_struct *work)
 		mutex_unlock(&zf->lock);
 		if (!r)
 			return;
-
 		ret = neuron_zc_run(zf, r);
-
-		atomic64_inc(ret ? &zf->nd->dma.zc_failed : &zf->nd->dma.zc_done);
+		atomic64_inc(ret ? &dma->zc_failed : &dma->zc_done);
 		mutex_lock(&zf->lock);
 		neuron_zc_post(r->cq, r->seq, ret, r->ctx);
 		r->cq->pending--;
@@ -281,7 +276,7 @@ void neuron_zc_release(struct neuron_zc_file *zf)
 	list_splice_init(&zf->reqs, &drop);
 	mutex_unlock(&zf->lock);
 	list_for_each_entry_safe(r, next, &drop, node) {
-		atomic64_inc(&zf->nd->dma.zc_dropped);
+		atomic64_inc(&neuron_dma_of(zf->nd)->zc_dropped);
 		neuron_zc_req_free(r);
 	}
 	cancel_work_sync(&zf->work);
@@ -433,7 +428,7 @@ int neuron_zc_submit(struct neuron_zc_file *zf, s32 qid, struct neuron_zc_batch 
 	list_add_tail(&r->node, &zf->reqs);
 	cq->pending++;
 	zf->ops += nops;
-	atomic64_inc(&zf->nd->dma.zc_queued);
+	atomic64_inc(&neuron_dma_of(zf->nd)->zc_queued);
 	mutex_unlock(&zf->lock);
 	queue_work(system_unbound_wq, &zf->work);
 	return 0;

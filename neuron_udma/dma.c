@@ -2,8 +2,8 @@
 /*
  * The DMA layer: driver copies through the device's host engines.
  *
- * The engine library (neuron_udma) registers its ops with the core when it
- * loads; the core loads it on a device's first DMA use.  A device then gets
+ * The engine library is in this module (engine.c, desc.c).  On a device's
+ * first DMA use it gets
  * up to NEURON_DMA_MAX_CHANS channels, one per host (host-to-device)
  * engine, each with two host rings, a completion marker and a bounce
  * buffer.  A copy takes a free channel, builds its descriptors (at most
@@ -46,7 +46,6 @@
 #include <neuron/compat.h>
 #include <neuron/udma.h>
 
-#include "core.h"
 #include "dma.h"
 
 unsigned int neuron_dma_timeout_ms = 10000;
@@ -59,65 +58,6 @@ module_param_named(dma_shadow_max_kb, neuron_dma_shadow_max_kb, uint, 0644);
 MODULE_PARM_DESC(dma_shadow_max_kb,
 		 "Most driver memory, in KiB per device, for the shadow rings of user DMA queues (default 262144)");
 
-/* ---- The engine library's registration ------------------------------- */
-
-/* Protects neuron_udma_impl. */
-static DEFINE_MUTEX(neuron_udma_lock);
-static const struct neuron_udma_ops *neuron_udma_impl;
-
-/**
- * neuron_udma_register() - offer the UDMA engine library to the core
- * @ops: the library; its module is pinned while a device uses it
- *
- * Return: 0, -EINVAL for an incomplete @ops, -EBUSY if one is registered.
- */
-int neuron_udma_register(const struct neuron_udma_ops *ops)
-{
-	int ret = 0;
-
-	if (!ops || !ops->engine_bind || !ops->engine_init || !ops->engine_error_setup ||
-	    !ops->engine_set_state || !ops->engine_get_state || !ops->queue_init ||
-	    !ops->queue_reset || !ops->queue_state || !ops->copy_prepare ||
-	    !ops->marker_prepare || !ops->submit || !ops->ack)
-		return -EINVAL;
-	mutex_lock(&neuron_udma_lock);
-	if (neuron_udma_impl)
-		ret = -EBUSY;
-	else
-		neuron_udma_impl = ops;
-	mutex_unlock(&neuron_udma_lock);
-	return ret;
-}
-EXPORT_SYMBOL_NS_GPL(neuron_udma_register, NEURON_NS);
-
-/**
- * neuron_udma_unregister() - withdraw it
- * @ops: what neuron_udma_register() was given
- *
- * No device uses it any more: each held a reference on its module.
- */
-void neuron_udma_unregister(const struct neuron_udma_ops *ops)
-{
-	mutex_lock(&neuron_udma_lock);
-	if (neuron_udma_impl == ops)
-		neuron_udma_impl = NULL;
-	mutex_unlock(&neuron_udma_lock);
-}
-EXPORT_SYMBOL_NS_GPL(neuron_udma_unregister, NEURON_NS);
-
-/* The library with a reference on its module, or NULL. */
-static const struct neuron_udma_ops *neuron_udma_get(void)
-{
-	const struct neuron_udma_ops *ops;
-
-	mutex_lock(&neuron_udma_lock);
-	ops = neuron_udma_impl;
-	if (ops && !try_module_get(ops->owner))
-		ops = NULL;
-	mutex_unlock(&neuron_udma_lock);
-	return ops;
-}
-
 /* ---- Channels ---------------------------------------------------------- */
 
 static size_t neuron_dma_ring_bytes(void)
@@ -127,42 +67,41 @@ static size_t neuron_dma_ring_bytes(void)
 
 static struct device *neuron_dma_dev(struct neuron_dma *dma)
 {
-	return dma->nd->bus.parent;
+	return neuron_device_parent(dma->nd);
 }
 
 /* Program the channel's engine and queue from scratch. */
 static int neuron_dma_chan_program(struct neuron_dma_chan *ch)
 {
 	struct neuron_dma *dma = ch->dma;
-	const struct neuron_udma_ops *ops = dma->ops;
 	u32 index = (ch - dma->chans) + dma->gen->groups * dma->gen->group_engines;
 	size_t rb = NEURON_DMA_RING_DESCS * sizeof(struct neuron_udma_desc);
 	struct neuron_udma_ring_cfg m2s = {
 		.va = ch->ring,
-		.addr = ch->ring_dma | dma->nd->mem.host_base,
+		.addr = ch->ring_dma | neuron_device_host_base(dma->nd),
 		.size = NEURON_DMA_RING_DESCS,
 	};
 	struct neuron_udma_ring_cfg s2m = {
 		.va = ch->ring + rb,
-		.addr = (ch->ring_dma + rb) | dma->nd->mem.host_base,
+		.addr = (ch->ring_dma + rb) | neuron_device_host_base(dma->nd),
 		.size = NEURON_DMA_RING_DESCS,
 	};
 	int ret;
 
 	ch->epoch = atomic_read(&dma->epoch);
-	ret = ops->engine_init(&ch->eng, dma->nd, dma->gen, index);
+	ret = neuron_udma_engine_init(&ch->eng, dma->nd, dma->gen, index);
 	if (!ret) {
-		ops->engine_error_setup(&ch->eng);
-		ret = ops->queue_init(&ch->eng, 0, &m2s, &s2m);
+		neuron_udma_engine_error_setup(&ch->eng);
+		ret = neuron_udma_queue_init(&ch->eng, 0, &m2s, &s2m);
 	}
 	if (!ret)
-		ret = ops->engine_set_state(&ch->eng, NEURON_UDMA_NORMAL);
+		ret = neuron_udma_engine_set_state(&ch->eng, NEURON_UDMA_NORMAL);
 	ch->q = &ch->eng.queue[0];
 	ch->inflight = 0;
 	neuron_udma_marker_arm(ch->marker);
 	ch->broken = ret != 0;
 	if (ret)
-		dev_err_ratelimited(&dma->nd->dev, "DMA engine %u: cannot program it (%d)\n",
+		dev_err_ratelimited(neuron_device_parent(dma->nd), "DMA engine %u: cannot program it (%d)\n",
 				    index, ret);
 	return ret;
 }
@@ -182,7 +121,7 @@ static void neuron_dma_chan_free(struct neuron_dma_chan *ch)
 static int neuron_dma_chan_alloc(struct neuron_dma_chan *ch)
 {
 	struct device *dev = neuron_dma_dev(ch->dma);
-	u64 host = ch->dma->nd->mem.host_base;
+	u64 host = neuron_device_host_base(ch->dma->nd);
 
 	ch->ring = dma_alloc_coherent(dev, neuron_dma_ring_bytes(), &ch->ring_dma, GFP_KERNEL);
 	ch->bounce = dma_alloc_coherent(dev, NEURON_DMA_BOUNCE_SIZE, &ch->bounce_dma, GFP_KERNEL);
@@ -200,25 +139,14 @@ static int neuron_dma_chan_alloc(struct neuron_dma_chan *ch)
 static int neuron_dma_setup_locked(struct neuron_dma *dma)
 {
 	struct neuron_device *nd = dma->nd;
-	const struct neuron_udma_gen *gen = nd->dhal.dhal ? nd->dhal.dhal->udma : NULL;
-	const struct neuron_udma_ops *ops;
+	const struct neuron_dhal *dhal = neuron_device_dhal(nd);
+	const struct neuron_udma_gen *gen = dhal ? dhal->udma : NULL;
 	unsigned int i, n;
 	int ret;
 
 	lockdep_assert_held(&dma->lock);
 	if (!gen || gen->engines <= gen->groups * gen->group_engines)
 		return -EOPNOTSUPP;
-	ops = neuron_udma_get();
-	if (!ops) {
-		request_module(NEURON_UDMA_MODULE);
-		ops = neuron_udma_get();
-	}
-	if (!ops) {
-		dev_warn_once(&nd->dev, "no DMA: module %s is not available\n",
-			      NEURON_UDMA_MODULE);
-		return -EOPNOTSUPP;
-	}
-	dma->ops = ops;
 	dma->gen = gen;
 	n = min_t(u32, gen->engines - gen->groups * gen->group_engines, NEURON_DMA_MAX_CHANS);
 	for (i = 0; i < n; i++) {
@@ -239,9 +167,7 @@ static int neuron_dma_setup_locked(struct neuron_dma *dma)
 err:
 	while (i--)
 		neuron_dma_chan_free(&dma->chans[i]);
-	dma->ops = NULL;
 	dma->gen = NULL;
-	module_put(ops->owner);
 	return ret;
 }
 
@@ -324,7 +250,7 @@ static void neuron_dma_chan_put(struct neuron_dma_chan *ch)
 static int neuron_dma_queue_copy(struct neuron_dma_chan *ch, u64 src, u64 dst, u64 len,
 				 unsigned int flags)
 {
-	int n = ch->dma->ops->copy_prepare(ch->q, src, dst, len, flags);
+	int n = neuron_udma_copy_prepare(ch->q, src, dst, len, flags);
 
 	if (n < 0)
 		return n;
@@ -343,14 +269,13 @@ static u32 neuron_dma_room(struct neuron_dma_chan *ch)
 /* End the batch with the marker copy and ring the doorbell. */
 static int neuron_dma_kick(struct neuron_dma_chan *ch)
 {
-	const struct neuron_udma_ops *ops = ch->dma->ops;
 	int ret;
 
-	ret = ops->marker_prepare(ch->q, ch->marker_pa, ch->marker_pa + sizeof(__le32), 0);
+	ret = neuron_udma_marker_prepare(ch->q, ch->marker_pa, ch->marker_pa + sizeof(__le32), 0);
 	if (ret < 0)
 		return ret;
 	ch->inflight += ret;
-	ops->submit(ch->q);
+	neuron_udma_submit(ch->q);
 	return 0;
 }
 
@@ -358,7 +283,7 @@ static int neuron_dma_kick(struct neuron_dma_chan *ch)
 static void neuron_dma_chan_recover(struct neuron_dma_chan *ch)
 {
 	if (ch->eng.gen)
-		ch->dma->ops->engine_set_state(&ch->eng, NEURON_UDMA_DISABLED);
+		neuron_udma_engine_set_state(&ch->eng, NEURON_UDMA_DISABLED);
 	neuron_dma_chan_program(ch);
 }
 
@@ -370,14 +295,13 @@ static void neuron_dma_chan_recover(struct neuron_dma_chan *ch)
 static int neuron_dma_wait(struct neuron_dma_chan *ch, bool killable)
 {
 	struct neuron_dma *dma = ch->dma;
-	const struct neuron_udma_ops *ops = dma->ops;
 	unsigned long deadline = jiffies + msecs_to_jiffies(READ_ONCE(neuron_dma_timeout_ms));
 	unsigned int delay = 2;
 	int ret;
 
 	for (;;) {
 		if (neuron_udma_marker_seen(ch->marker)) {
-			ret = ops->ack(ch->q, ch->inflight);
+			ret = neuron_udma_ack(ch->q, ch->inflight);
 			ch->inflight = 0;
 			neuron_udma_marker_arm(ch->marker);
 			if (ret) {
@@ -386,8 +310,8 @@ static int neuron_dma_wait(struct neuron_dma_chan *ch, bool killable)
 			}
 			return 0;
 		}
-		if (ops->engine_get_state(&ch->eng, false) == NEURON_UDMA_ABORTED ||
-		    ops->engine_get_state(&ch->eng, true) == NEURON_UDMA_ABORTED) {
+		if (neuron_udma_engine_get_state(&ch->eng, false) == NEURON_UDMA_ABORTED ||
+		    neuron_udma_engine_get_state(&ch->eng, true) == NEURON_UDMA_ABORTED) {
 			atomic64_inc(&dma->errors);
 			ret = -EIO;
 			break;
@@ -405,7 +329,7 @@ static int neuron_dma_wait(struct neuron_dma_chan *ch, bool killable)
 		usleep_range(delay, delay * 2);
 		delay = min(delay * 2, 1000U);
 	}
-	dev_warn_ratelimited(&dma->nd->dev, "DMA engine %u: transfer %s, engine reprogrammed\n",
+	dev_warn_ratelimited(neuron_device_parent(dma->nd), "DMA engine %u: transfer %s, engine reprogrammed\n",
 			     ch->eng.index, ret == -EIO ? "aborted by the engine" :
 			     ret == -ETIMEDOUT ? "timed out" : "interrupted");
 	neuron_dma_chan_recover(ch);
@@ -473,7 +397,7 @@ int neuron_dma_copy(struct neuron_device *nd, struct neuron_mem_chunk *src, u64 
 
 	if (!size)
 		return 0;
-	ch = neuron_dma_chan_get(&nd->dma);
+	ch = neuron_dma_chan_get(neuron_dma_of(nd));
 	if (IS_ERR(ch))
 		return PTR_ERR(ch);
 	ret = neuron_dma_xfer(ch, neuron_dma_pa(src, src_off), neuron_dma_pa(dst, dst_off), size);
@@ -500,7 +424,7 @@ int neuron_dma_fill(struct neuron_device *nd, u64 dst, u32 pattern, u64 size)
 
 	if (!size)
 		return 0;
-	ch = neuron_dma_chan_get(&nd->dma);
+	ch = neuron_dma_chan_get(neuron_dma_of(nd));
 	if (IS_ERR(ch))
 		return PTR_ERR(ch);
 	memset32(ch->bounce, pattern, NEURON_DMA_BOUNCE_SIZE / sizeof(u32));
@@ -552,7 +476,7 @@ static int neuron_dma_user_pinned(struct neuron_dma_chan *ch, u64 pa, unsigned l
 {
 	struct device *dev = neuron_dma_dev(ch->dma);
 	enum dma_data_direction dir = to_chunk ? DMA_TO_DEVICE : DMA_FROM_DEVICE;
-	u64 host = ch->dma->nd->mem.host_base;
+	u64 host = neuron_device_host_base(ch->dma->nd);
 	/* Segments the device takes, each one descriptor at most. */
 	unsigned int max_seg = round_down(min_t(unsigned int, dma_get_max_seg_size(dev),
 						NEURON_UDMA_MAX_DESC_LEN), PAGE_SIZE);
@@ -674,7 +598,7 @@ int neuron_dma_user_copy(struct neuron_device *nd, struct neuron_mem_chunk *mc, 
 	if (to_chunk && size > (u64)NEURON_DMA_PIN_PAGES * PAGE_SIZE - offset_in_page(buf) &&
 	    fault_in_readable(buf, size))
 		return -EFAULT;
-	ch = neuron_dma_chan_get(&nd->dma);
+	ch = neuron_dma_chan_get(neuron_dma_of(nd));
 	if (IS_ERR(ch))
 		return PTR_ERR(ch);
 	if (size <= NEURON_DMA_BOUNCE_MAX)
@@ -714,7 +638,7 @@ int neuron_dma_chunk_io(struct neuron_device *nd, struct neuron_mem_chunk *mc, u
 			memcpy(buf, mc->va + off, len);
 		return 0;
 	}
-	ch = neuron_dma_chan_get(&nd->dma);
+	ch = neuron_dma_chan_get(neuron_dma_of(nd));
 	if (IS_ERR(ch))
 		return PTR_ERR(ch);
 	while (len && !ret) {
@@ -808,7 +732,7 @@ int neuron_dma_copy_async(struct neuron_device *nd, struct neuron_dma_async *as,
 			  struct neuron_mem_chunk *dst, u64 dst_off, u64 size, u32 pwait,
 			  u32 *wait_handle)
 {
-	struct neuron_dma *dma = &nd->dma;
+	struct neuron_dma *dma = neuron_dma_of(nd);
 	struct neuron_dma_chan *ch = NULL;
 	unsigned int slot;
 	int ret;
@@ -894,7 +818,7 @@ int neuron_dma_async_wait(struct neuron_device *nd, struct neuron_dma_async *as,
 	    handle != NEURON_DMA_H2T_CTX_HANDLE_ASYNC2)
 		return -EINVAL;
 	mutex_lock(&as->lock);
-	ret = neuron_dma_async_finish(&nd->dma, as, handle - 1, true);
+	ret = neuron_dma_async_finish(neuron_dma_of(nd), as, handle - 1, true);
 	mutex_unlock(&as->lock);
 	return ret;
 }
@@ -912,12 +836,10 @@ void neuron_dma_async_release(struct neuron_device *nd, struct neuron_dma_async 
 {
 	unsigned int i;
 
-	down_read(&nd->usage);
 	mutex_lock(&as->lock);
 	for (i = 0; i < 2; i++)
-		neuron_dma_async_finish(&nd->dma, as, i, false);
+		neuron_dma_async_finish(neuron_dma_of(nd), as, i, false);
 	mutex_unlock(&as->lock);
-	up_read(&nd->usage);
 	mutex_destroy(&as->lock);
 }
 
@@ -952,7 +874,7 @@ static struct neuron_udma_engine *neuron_dma_bind(struct neuron_dma *dma, u32 en
 	eng = kmalloc(sizeof(*eng), GFP_KERNEL);
 	if (!eng)
 		return ERR_PTR(-ENOMEM);
-	ret = dma->ops->engine_bind(eng, dma->nd, dma->gen, eng_id);
+	ret = neuron_udma_engine_bind(eng, dma->nd, dma->gen, eng_id);
 	if (ret) {
 		kfree(eng);
 		return ERR_PTR(ret);
@@ -973,12 +895,12 @@ static struct neuron_udma_engine *neuron_dma_bind(struct neuron_dma *dma, u32 en
 int neuron_dma_engine_state(struct neuron_device *nd, u32 eng_id,
 			    enum neuron_udma_state *tx, enum neuron_udma_state *rx)
 {
-	struct neuron_udma_engine *eng = neuron_dma_bind(&nd->dma, eng_id);
+	struct neuron_udma_engine *eng = neuron_dma_bind(neuron_dma_of(nd), eng_id);
 
 	if (IS_ERR(eng))
 		return PTR_ERR(eng);
-	*tx = nd->dma.ops->engine_get_state(eng, false);
-	*rx = nd->dma.ops->engine_get_state(eng, true);
+	*tx = neuron_udma_engine_get_state(eng, false);
+	*rx = neuron_udma_engine_get_state(eng, true);
 	kfree(eng);
 	return 0;
 }
@@ -995,26 +917,35 @@ int neuron_dma_engine_state(struct neuron_device *nd, u32 eng_id,
 int neuron_dma_queue_state(struct neuron_device *nd, u32 eng_id, u32 qid,
 			   struct neuron_udma_queue_state *st)
 {
-	struct neuron_udma_engine *eng = neuron_dma_bind(&nd->dma, eng_id);
+	struct neuron_udma_engine *eng = neuron_dma_bind(neuron_dma_of(nd), eng_id);
 
 	if (IS_ERR(eng))
 		return PTR_ERR(eng);
 	if (qid < eng->gen->queues)
-		nd->dma.ops->queue_state(&eng->queue[qid], st);
+		neuron_udma_queue_state(&eng->queue[qid], st);
 	kfree(eng);
-	return qid < nd->dma.gen->queues ? 0 : -EINVAL;
+	return qid < neuron_dma_of(nd)->gen->queues ? 0 : -EINVAL;
 }
 
 /* ---- Device lifetime ------------------------------------------------- */
 
-/**
- * neuron_dma_init() - a new device's DMA state (nothing is set up yet)
- * @nd: the device
- */
-void neuron_dma_init(struct neuron_device *nd)
-{
-	struct neuron_dma *dma = &nd->dma;
+/* ---- The plane's callbacks ------------------------------------------- */
 
+/**
+ * neuron_dma_attach() - a device appeared: its DMA state, not set up yet
+ * @nd: the device
+ * @priv: set to the state
+ *
+ * Channels are set up on the device's first DMA use (neuron_dma_setup()).
+ *
+ * Return: 0 or -ENOMEM.
+ */
+int neuron_dma_attach(struct neuron_device *nd, void **priv)
+{
+	struct neuron_dma *dma = kzalloc(sizeof(*dma), GFP_KERNEL);
+
+	if (!dma)
+		return -ENOMEM;
 	dma->nd = nd;
 	mutex_init(&dma->lock);
 	spin_lock_init(&dma->busy_lock);
@@ -1024,35 +955,70 @@ void neuron_dma_init(struct neuron_device *nd)
 	xa_init(&dma->uengs);
 	mutex_init(&dma->h2t_lock);
 	mutex_init(&dma->scrub_lock);
+	*priv = dma;
+	return 0;
 }
 
 /**
- * neuron_dma_reset_done() - the device was reset
+ * neuron_dma_device_reset() - the device was reset
  * @nd: the device
+ * @priv: its DMA state
  *
  * Each channel's engine is programmed again on its next use; the copy
  * queues processes claimed are released.
  */
-void neuron_dma_reset_done(struct neuron_device *nd)
+void neuron_dma_device_reset(struct neuron_device *nd, void *priv)
 {
-	atomic_inc(&nd->dma.epoch);
+	struct neuron_dma *dma = priv;
+
+	atomic_inc(&dma->epoch);
 	neuron_dma_h2t_reset(nd, U32_MAX);
 }
 
 /**
- * neuron_dma_device_gone() - the device is being removed
- * @nd: the device, with its usage lock held for writing (no ioctl runs)
+ * neuron_dma_cores_reset() - cores of the device were reset
+ * @nd: the device
+ * @priv: its DMA state
+ * @cores: the cores (bit n: core n)
  *
- * Stops every engine the driver used, drops the chunks of copies still in
- * flight (their files find them gone), frees the rings and lets go of the
- * engine library.  The registers are still mapped.
+ * Releases the copy queues processes claimed for those cores.
  */
-void neuron_dma_device_gone(struct neuron_device *nd)
+void neuron_dma_cores_reset(struct neuron_device *nd, void *priv, u32 cores)
 {
-	struct neuron_dma *dma = &nd->dma;
+	neuron_dma_h2t_reset(nd, cores);
+}
+
+/**
+ * neuron_dma_process_detach() - a process detached: drop what it holds
+ * @nd: the device
+ * @priv: its DMA state
+ * @tgid: the process
+ *
+ * Its user queues (which hold their chunks), its claimed copy queues and
+ * an unread scrub result.
+ */
+void neuron_dma_process_detach(struct neuron_device *nd, void *priv, struct pid *tgid)
+{
+	neuron_dma_detach(nd, tgid);
+	neuron_dma_h2t_detach(nd, tgid);
+	neuron_dma_scrub_detach(nd, tgid);
+}
+
+/**
+ * neuron_dma_detach_device() - the device goes, or the plane unloads
+ * @nd: the device
+ * @priv: its DMA state
+ *
+ * No DMA command runs on the device and every file's state is released:
+ * stops every engine the driver used, drops the chunks of copies still in
+ * flight, frees the rings and the state.  The registers are still mapped.
+ */
+void neuron_dma_detach_device(struct neuron_device *nd, void *priv)
+{
+	struct neuron_dma *dma = priv;
 	unsigned int i, j;
 
-	lockdep_assert_held_write(&nd->usage);
+	debugfs_remove(dma->debugfs);
 	mutex_lock(&dma->lock);
 	dma->gone = true;
 	if (dma->ready) {
@@ -1061,7 +1027,7 @@ void neuron_dma_device_gone(struct neuron_device *nd)
 			struct neuron_dma_chan *ch = &dma->chans[i];
 
 			if (ch->eng.gen)
-				dma->ops->engine_set_state(&ch->eng, NEURON_UDMA_DISABLED);
+				neuron_udma_engine_set_state(&ch->eng, NEURON_UDMA_DISABLED);
 			for (j = 0; j < 2; j++) {
 				if (ch->hold[j])
 					neuron_mem_put(ch->hold[j]);
@@ -1069,32 +1035,84 @@ void neuron_dma_device_gone(struct neuron_device *nd)
 			}
 			neuron_dma_chan_free(ch);
 		}
-		module_put(dma->ops->owner);
-		dma->ops = NULL;
 		dma->gen = NULL;
 		dma->nr_chans = 0;
 		WRITE_ONCE(dma->ready, false);
 	}
 	mutex_unlock(&dma->lock);
+	xa_destroy(&dma->uengs);
+	neuron_dma_h2t_reset(nd, U32_MAX);
+	neuron_dma_scrub_fini(nd);
+	mutex_destroy(&dma->scrub_lock);
+	mutex_destroy(&dma->h2t_lock);
+	mutex_destroy(&dma->lock);
+	kfree(dma);
 }
 
 /**
- * neuron_dma_fini() - free what is left when the device is released
- * @nd: the device
+ * neuron_dma_file() - the file's DMA state, made on first use
+ * @nf: the file
+ *
+ * Return: the state, or NULL when it cannot be allocated.
  */
-void neuron_dma_fini(struct neuron_device *nd)
+struct neuron_dma_file *neuron_dma_file(struct neuron_file *nf)
 {
-	xa_destroy(&nd->dma.uengs);
-	neuron_dma_h2t_reset(nd, U32_MAX);
-	neuron_dma_scrub_fini(nd);
-	mutex_destroy(&nd->dma.h2t_lock);
-	mutex_destroy(&nd->dma.lock);
+	struct neuron_dma_file *df = READ_ONCE(nf->plane[NEURON_PLANE_DMA]);
+	struct neuron_dma_file *old;
+
+	if (df)
+		return df;
+	df = kzalloc(sizeof(*df), GFP_KERNEL_ACCOUNT);
+	if (!df)
+		return NULL;
+	neuron_dma_async_init(&df->async);
+	neuron_zc_init(&df->zc, nf->nd);
+	/* Two calls on one file may race to make it: the first one wins. */
+	old = cmpxchg(&nf->plane[NEURON_PLANE_DMA], NULL, df);
+	if (old) {
+		neuron_zc_release(&df->zc);
+		neuron_dma_async_release(nf->nd, &df->async);
+		kfree(df);
+		return old;
+	}
+	return df;
+}
+
+/**
+ * neuron_dma_file_drain() - wait for the file's queued zero-copy transfers
+ * @nf: the file
+ *
+ * A file that never made DMA state has none.
+ */
+void neuron_dma_file_drain(struct neuron_file *nf)
+{
+	struct neuron_dma_file *df = READ_ONCE(nf->plane[NEURON_PLANE_DMA]);
+
+	if (df)
+		neuron_zc_drain(&df->zc);
+}
+
+/**
+ * neuron_dma_file_release() - the file goes, or the plane or device does
+ * @nf: the file
+ * @fpriv: its DMA state
+ *
+ * Its zero-copy transfers are dropped or ended, its asynchronous copies
+ * waited for (at most dma_timeout_ms each), before its chunks can go.
+ */
+void neuron_dma_file_release(struct neuron_file *nf, void *fpriv)
+{
+	struct neuron_dma_file *df = fpriv;
+
+	neuron_zc_release(&df->zc);
+	neuron_dma_async_release(nf->nd, &df->async);
+	kfree(df);
 }
 
 /* debugfs: /sys/kernel/debug/neuron/neuronN/dma */
 static int neuron_dma_debugfs_show(struct seq_file *s, void *unused)
 {
-	struct neuron_dma *dma = &((struct neuron_device *)s->private)->dma;
+	struct neuron_dma *dma = s->private;
 
 	mutex_lock(&dma->lock);
 	seq_printf(s, "channels: %u\n", dma->nr_chans);
@@ -1115,11 +1133,16 @@ static int neuron_dma_debugfs_show(struct seq_file *s, void *unused)
 DEFINE_SHOW_ATTRIBUTE(neuron_dma_debugfs);
 
 /**
- * neuron_dma_debugfs_add() - add the dma file to the device's directory
- * @nd: the device, its debugfs directory made by neuron_mem_debugfs_add()
+ * neuron_dma_publish() - the device is published: add its dma debugfs file
+ * @nd: the device
+ * @priv: its DMA state
  */
-void neuron_dma_debugfs_add(struct neuron_device *nd)
+void neuron_dma_publish(struct neuron_device *nd, void *priv)
 {
-	if (nd->mem.debugfs)
-		debugfs_create_file("dma", 0400, nd->mem.debugfs, nd, &neuron_dma_debugfs_fops);
+	struct neuron_dma *dma = priv;
+	struct dentry *dir = neuron_device_debugfs(nd);
+
+	if (!IS_ERR_OR_NULL(dir))
+		dma->debugfs = debugfs_create_file("dma", 0400, dir, dma,
+						   &neuron_dma_debugfs_fops);
 }

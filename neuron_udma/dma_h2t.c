@@ -22,7 +22,7 @@
 #include <linux/sched.h>
 #include <linux/sched/signal.h>
 
-#include "core.h"
+#include "dma.h"
 
 /*
  * Where core @nc's copy queues are: *@eng, the index of its host engine,
@@ -32,8 +32,8 @@
 static int neuron_h2t_where(struct neuron_device *nd, u32 nc, unsigned int *eng,
 			    unsigned int *per)
 {
-	const struct neuron_udma_gen *gen = nd->dhal.dhal->udma;
-	u32 ncs = nd->dhal.dhal->layout->nc_count;
+	const struct neuron_udma_gen *gen = neuron_device_dhal(nd)->udma;
+	u32 ncs = neuron_device_dhal(nd)->layout->nc_count;
 	unsigned int hosts;
 
 	if (!gen)
@@ -72,8 +72,9 @@ static void neuron_h2t_drop(struct neuron_dma_h2t *h, unsigned int q)
  */
 int neuron_dma_h2t_alloc(struct neuron_device *nd, u32 nc, u32 count, u32 *bmap, u32 *def)
 {
-	struct neuron_dma *dma = &nd->dma;
-	unsigned int eng, per, q, nq = nd->dhal.dhal->udma ? nd->dhal.dhal->udma->queues : 0;
+	struct neuron_dma *dma = neuron_dma_of(nd);
+	const struct neuron_udma_gen *gen = neuron_device_dhal(nd)->udma;
+	unsigned int eng, per, q, nq = gen ? gen->queues : 0;
 	struct neuron_dma_h2t *h;
 	u32 free = 0;
 	int ret;
@@ -119,8 +120,9 @@ int neuron_dma_h2t_alloc(struct neuron_device *nd, u32 nc, u32 count, u32 *bmap,
  */
 int neuron_dma_h2t_free(struct neuron_device *nd, u32 nc, u32 bmap)
 {
-	struct neuron_dma *dma = &nd->dma;
-	unsigned int eng, per, q, nq = nd->dhal.dhal->udma ? nd->dhal.dhal->udma->queues : 0;
+	struct neuron_dma *dma = neuron_dma_of(nd);
+	const struct neuron_udma_gen *gen = neuron_device_dhal(nd)->udma;
+	unsigned int eng, per, q, nq = gen ? gen->queues : 0;
 	struct pid *self = task_tgid(current);
 	struct neuron_dma_h2t *h;
 	int ret;
@@ -158,7 +160,7 @@ int neuron_dma_h2t_free(struct neuron_device *nd, u32 nc, u32 bmap)
 int neuron_dma_h2t_queue(struct neuron_device *nd, u32 nc, s32 qid, unsigned int *eng,
 			 unsigned int *q)
 {
-	struct neuron_dma *dma = &nd->dma;
+	struct neuron_dma *dma = neuron_dma_of(nd);
 	unsigned int per;
 	int ret = 0;
 
@@ -166,7 +168,7 @@ int neuron_dma_h2t_queue(struct neuron_device *nd, u32 nc, s32 qid, unsigned int
 		return -ENOENT;
 	if (qid == NEURON_DMA_H2T_DEFAULT_QID)
 		qid = nc % per;
-	if (qid < 0 || qid >= nd->dhal.dhal->udma->queues)
+	if (qid < 0 || qid >= neuron_device_dhal(nd)->udma->queues)
 		return -ENOENT;
 	*q = qid;
 	if (qid == nc % per)
@@ -204,7 +206,7 @@ int neuron_dma_h2t_check(struct neuron_device *nd, u32 nc, s32 qid)
  */
 static void neuron_h2t_release(struct neuron_device *nd, struct pid *tgid, u32 cores)
 {
-	struct neuron_dma *dma = &nd->dma;
+	struct neuron_dma *dma = neuron_dma_of(nd);
 	unsigned int e, q;
 
 	mutex_lock(&dma->h2t_lock);

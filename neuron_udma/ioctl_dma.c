@@ -13,7 +13,7 @@
 #include <linux/slab.h>
 #include <linux/uaccess.h>
 
-#include "ioctl.h"
+#include "dma.h"
 
 /* The revision of the UDMA engine every generation has. */
 #define NEURON_DMA_REVISION	4
@@ -150,11 +150,14 @@ static long neuron_ioctl_copy_async(struct neuron_file *nf, u64 src_h, u64 dst_h
 	struct neuron_mem_chunk *src, *dst;
 	u32 h = 0;
 	long ret;
+	struct neuron_dma_file *df = neuron_dma_file(nf);
 
+	if (!df)
+		return -ENOMEM;
 	ret = neuron_dma_get_pair(nf->nd, src_h, src_off, dst_h, dst_off, size, &src, &dst);
 	if (ret)
 		return ret;
-	ret = neuron_dma_copy_async(nf->nd, &nf->async, src, src_off, dst, dst_off, size, pwait,
+	ret = neuron_dma_copy_async(nf->nd, &df->async, src, src_off, dst, dst_off, size, pwait,
 				    &h);
 	neuron_dma_put_pair(src, dst);
 	if (h && put_user(h, whp))
@@ -215,10 +218,14 @@ long neuron_ioctl_mem_copy_async64(struct neuron_file *nf, void __user *arg)
 long neuron_ioctl_mem_copy_async_wait(struct neuron_file *nf, void __user *arg)
 {
 	struct neuron_ioctl_mem_copy_async_wait a;
+	struct neuron_dma_file *df;
 
 	if (copy_from_user(&a, arg, sizeof(a)))
 		return -EFAULT;
-	return neuron_dma_async_wait(nf->nd, &nf->async, a.pwait_handle);
+	df = neuron_dma_file(nf);
+	if (!df)
+		return -ENOMEM;
+	return neuron_dma_async_wait(nf->nd, &df->async, a.pwait_handle);
 }
 
 /* enum neuron_udma_state <-> enum neuron_dma_eng_state_code */
@@ -290,7 +297,7 @@ long neuron_ioctl_dma_eng_get_state(struct neuron_file *nf, void __user *arg)
 	memset(&st, 0, sizeof(st));
 	st.revision_id = NEURON_DMA_REVISION;
 	st.max_queues = NEURON_UDMA_MAX_QUEUES;
-	st.num_queues = nf->nd->dma.gen->queues;
+	st.num_queues = neuron_dma_of(nf->nd)->gen->queues;
 	st.tx_state = neuron_dma_state_code(tx);
 	st.rx_state = neuron_dma_state_code(rx);
 	if (copy_to_user(neuron_user_ptr(a.state), &st, sizeof(st)))
@@ -580,6 +587,7 @@ long neuron_ioctl_h2t_free_queues(struct neuron_file *nf, void __user *arg)
 long neuron_ioctl_h2t_compl_queues(struct neuron_file *nf, void __user *arg)
 {
 	struct neuron_ioctl_get_async_h2t_dma_compl_queues a;
+	struct neuron_dma_file *df;
 	u32 nc, bmap;
 	int ret;
 
@@ -587,10 +595,13 @@ long neuron_ioctl_h2t_compl_queues(struct neuron_file *nf, void __user *arg)
 		return -EFAULT;
 	nc = a.nc_id;
 	bmap = a.qid_bitmap;
-	if (nc >= nf->nd->dhal.dhal->layout->nc_count)
+	if (nc >= neuron_device_dhal(nf->nd)->layout->nc_count)
 		return -EINVAL;
 	memset(a.compl_queue_info, 0, sizeof(a.compl_queue_info));
-	ret = neuron_zc_queues(&nf->zc, nc, bmap & GENMASK(NEURON_UDMA_MAX_QUEUES - 1, 0), &a);
+	df = neuron_dma_file(nf);
+	if (!df)
+		return -ENOMEM;
+	ret = neuron_zc_queues(&df->zc, nc, bmap & GENMASK(NEURON_UDMA_MAX_QUEUES - 1, 0), &a);
 	if (ret)
 		return ret;
 	return copy_to_user(arg, &a, sizeof(a)) ? -EFAULT : 0;

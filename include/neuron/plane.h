@@ -1,0 +1,209 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * Planes: modules that register with neuron_core at load time to serve
+ * command families of /dev/neuronN and to keep per-device and per-file
+ * state (neuron_udma, the DMA plane; neuron_telemetry).
+ *
+ * A plane registers a const &struct neuron_plane: the command families it
+ * serves (a table indexed by command number, each family listing its
+ * commands by full encoding with their handlers, and one gate), and the
+ * callbacks through which the core tells it about devices, files,
+ * processes and resets.  The core owns the ABI: which numbers belong to
+ * which plane is fixed in the core's table, and a plane can serve only
+ * its own.  A call to a number whose plane is not loaded loads it by the
+ * alias NEURON_PLANE_ALIAS_FMT; if that fails the call gets -EOPNOTSUPP.
+ *
+ * Nothing pins a plane module: unregistering (at module exit) first stops
+ * new calls, waits for calls in flight (SRCU), then releases the plane's
+ * state in every open file and every device, in that order.
+ */
+#ifndef _NEURON_PLANE_H
+#define _NEURON_PLANE_H
+
+#include <linux/build_bug.h>
+#include <linux/compiler_types.h>
+#include <linux/kernel.h>
+#include <linux/list.h>
+#include <linux/module.h>
+#include <linux/types.h>
+
+#include <neuron/neuron_ioctl.h>
+
+struct address_space;
+struct neuron_device;
+struct pid;
+
+/**
+ * enum neuron_plane_id - the planes
+ * @NEURON_PLANE_CORE: the core itself (not a registrable plane)
+ * @NEURON_PLANE_DMA: neuron_udma
+ * @NEURON_PLANE_TELEMETRY: neuron_telemetry
+ * @NEURON_PLANES: number of ids
+ */
+enum neuron_plane_id {
+	NEURON_PLANE_CORE,
+	NEURON_PLANE_DMA,
+	NEURON_PLANE_TELEMETRY,
+	NEURON_PLANES,
+};
+
+/* Alias of a plane's module, by its &neuron_plane.name ("neuron-plane-dma"). */
+#define NEURON_PLANE_ALIAS_FMT	"neuron-plane-%s"
+#define NEURON_PLANE_ALIAS(name)	MODULE_ALIAS("neuron-plane-" name)
+
+/**
+ * struct neuron_file - one open file of /dev/neuronN
+ * @nd: the device (the open file holds a reference on it)
+ * @tgid: the attached process, NULL for a free-access (O_WRONLY) file
+ * @node: entry in the device's list of open files (core private)
+ * @mapping: the address space the file's mappings are in (core private:
+ *	zapped when the device goes)
+ * @plane: per plane, the plane's state for this file, or NULL; a plane
+ *	sets its own entry from its handlers (with cmpxchg(), as two calls
+ *	on one file may race) and gets it back in
+ *	&neuron_plane.file_release
+ */
+struct neuron_file {
+	struct neuron_device *nd;
+	struct pid *tgid;
+	struct list_head node;
+	struct address_space *mapping;
+	void *plane[NEURON_PLANES];
+};
+
+/**
+ * typedef neuron_ioctl_fn - a command handler
+ * @nf: the file
+ * @arg: the ioctl argument, unchecked
+ *
+ * Runs with the device's usage lock held for read, on a device that is not
+ * removed, after the family's gate passed.
+ *
+ * Return: 0 or a negative errno (or a positive count, where the ABI says).
+ */
+typedef long (*neuron_ioctl_fn)(struct neuron_file *nf, void __user *arg);
+
+/* Most commands one number carries (nr 102: MEM_ALLOC_V2, _V2MT, _V2MT64). */
+#define NEURON_IOCTL_MAX_SIBLINGS	3
+/* Highest command number of the ABI (GET_ASYNC_H2T_DMA_COMPL_QUEUES). */
+#define NEURON_IOCTL_MAX_NR		135
+
+/**
+ * enum neuron_ioctl_gate - who may call a family
+ * @NEURON_GATE_ANY: any file of the device, including the free-access lane
+ * @NEURON_GATE_ATTACHED: a normal file (-EBADF on the free-access lane),
+ *	used by a process attached to the device (-EACCES otherwise)
+ */
+enum neuron_ioctl_gate {
+	NEURON_GATE_ANY,
+	NEURON_GATE_ATTACHED,
+};
+
+/**
+ * struct neuron_ioctl_cmd - one command
+ * @cmd: its full encoding
+ * @fn: its handler; NULL while the command is pending (-EOPNOTSUPP)
+ */
+struct neuron_ioctl_cmd {
+	unsigned int cmd;
+	neuron_ioctl_fn fn;
+};
+
+/**
+ * struct neuron_ioctl_family - the commands of one number
+ * @gate: who may call them (enum neuron_ioctl_gate)
+ * @identity: its handlers read only the device's identity, so they may run
+ *	without the usage lock once it is known (core families only)
+ * @plane: in the core's table, the plane that serves the number
+ *	(enum neuron_plane_id); NEURON_PLANE_CORE in a plane's own table
+ * @n: entries used in @cmds; 0 for a number the table does not serve
+ * @cmds: the commands
+ */
+struct neuron_ioctl_family {
+	u8 gate;
+	u8 identity;
+	u8 plane;
+	u8 n;
+	struct neuron_ioctl_cmd cmds[NEURON_IOCTL_MAX_SIBLINGS];
+};
+
+/*
+ * Families of one and two commands, each command given as its encoding and
+ * handler, at the index of the first command's number in a table of
+ * NEURON_IOCTL_MAX_NR + 1 families; a second command with another number
+ * does not build.
+ */
+#define NEURON_IOCTL_F1(g, type, fn) \
+	[_IOC_NR(type)] = { .gate = (g), .n = 1, .cmds = { { (type), (fn) } } }
+#define NEURON_IOCTL_F2(g, type, fn, ...) \
+	[_IOC_NR(type) + NEURON_IOCTL_SAME_NR(type, __VA_ARGS__)] = \
+		{ .gate = (g), .n = 2, \
+		  .cmds = { { (type), (fn) }, NEURON_IOCTL_SIBLING(__VA_ARGS__) } }
+#define NEURON_IOCTL_SIBLING(c, f)		{ (c), (f) }
+#define NEURON_IOCTL_SAME_NR(type, c, ...)	BUILD_BUG_ON_ZERO(_IOC_NR(type) != _IOC_NR(c))
+
+/**
+ * struct neuron_plane - what a plane module registers
+ * @owner: the module (THIS_MODULE)
+ * @name: short name ("dma"); the module carries NEURON_PLANE_ALIAS(name)
+ * @id: which plane it is
+ * @ioctls: NEURON_IOCTL_MAX_NR + 1 families indexed by command number;
+ *	entries with @n 0 are not served.  Each served number must belong to
+ *	@id in the core's table.
+ * @device_attach: a device appeared (or the plane registered while it
+ *	existed): set up the plane's state for it in *@priv.  The device may
+ *	still be bringing up (no DHAL yet).  May sleep; return 0 or -errno.
+ * @device_publish: the device's node (and debugfs directory) now exists:
+ *	called once per attach, after @device_attach, when the device is
+ *	published or, for a device published already, right after it.
+ *	Optional.
+ * @device_detach: the device goes, or the plane unregisters: free @priv.
+ *	Called after every file's state was released, with no handler of
+ *	this plane running on the device.  Optional with @device_attach.
+ * @file_release: release the plane's state @fpriv of file @nf: the file
+ *	is closed, or the plane unregisters or the device goes while it is
+ *	open.  Work the file started is ended or waited for.  Optional.
+ * @process_detach: process @tgid detached from @nd (its last attached file
+ *	was released): drop what it holds.  Optional.
+ * @cores_reset: NeuronCores @cores of @nd were reset.  Optional.
+ * @device_reset: @nd was reset as a whole.  Optional.
+ *
+ * Every callback but @device_attach runs with the device's plane lock
+ * held (it must not take the device's usage lock); none runs concurrently
+ * with another for one device.
+ */
+struct neuron_plane {
+	struct module *owner;
+	const char *name;
+	enum neuron_plane_id id;
+	const struct neuron_ioctl_family *ioctls;
+	int (*device_attach)(struct neuron_device *nd, void **priv);
+	void (*device_publish)(struct neuron_device *nd, void *priv);
+	void (*device_detach)(struct neuron_device *nd, void *priv);
+	void (*file_release)(struct neuron_file *nf, void *fpriv);
+	void (*process_detach)(struct neuron_device *nd, void *priv, struct pid *tgid);
+	void (*cores_reset)(struct neuron_device *nd, void *priv, u32 cores);
+	void (*device_reset)(struct neuron_device *nd, void *priv);
+};
+
+int neuron_plane_register(const struct neuron_plane *plane);
+void neuron_plane_unregister(const struct neuron_plane *plane);
+void *neuron_plane_priv(struct neuron_device *nd, enum neuron_plane_id id);
+
+/**
+ * module_neuron_plane() - a plane module's init and exit
+ * @plane: the module's &struct neuron_plane
+ */
+#define module_neuron_plane(plane) \
+	module_driver(plane, neuron_plane_register, neuron_plane_unregister)
+
+/*
+ * A pointer field of a uapi struct (declared as a plain pointer for ABI
+ * compatibility) as the user pointer it is.
+ */
+static inline void __user *neuron_user_ptr(const void *p)
+{
+	return u64_to_user_ptr((u64)(uintptr_t)p);
+}
+
+#endif /* _NEURON_PLANE_H */
