@@ -68,6 +68,8 @@ static bool neuron_detach(struct neuron_device *nd, struct pid *tgid)
 			/* Per-process resources are released here. */
 			neuron_reset_detach_locked(nd, &nd->attach[i]);
 			neuron_mem_detach_locked(nd, tgid);
+			/* With the slot, so a newcomer finds the entry free. */
+			neuron_ds_release_all(nd, tgid);
 			put = nd->attach[i].tgid;
 			nd->attach[i].tgid = NULL;
 		}
@@ -106,6 +108,7 @@ static int neuron_open(struct inode *inode, struct file *file)
 		}
 		neuron_planes_file_open(nf);
 		file->private_data = nf;
+		neuron_evlog_add(nd, NEURON_EVLOG_OPEN, 0);
 		return 0;
 	}
 
@@ -138,6 +141,7 @@ static int neuron_open(struct inode *inode, struct file *file)
 	nf->tgid = get_pid(task_tgid(current));
 	neuron_planes_file_open(nf);
 	file->private_data = nf;
+	neuron_evlog_add(nd, NEURON_EVLOG_OPEN, 0);
 	return 0;
 
 err_free:
@@ -149,12 +153,17 @@ static int neuron_release(struct inode *inode, struct file *file)
 {
 	struct neuron_file *nf = file->private_data;
 
+	neuron_evlog_add(nf->nd, NEURON_EVLOG_RELEASE, 0);
 	/* The planes' work for the file (copies in flight) ends first. */
 	neuron_planes_file_release(nf);
+	/* Core reservations made through the file end with it. */
+	neuron_state_file_release(nf);
 	if (nf->tgid) {
 		/* What the process holds in the planes goes after its memory. */
-		if (neuron_detach(nf->nd, nf->tgid))
+		if (neuron_detach(nf->nd, nf->tgid)) {
+			neuron_state_process_detach(nf->nd, nf->tgid);
 			neuron_planes_process_detach(nf->nd, nf->tgid);
+		}
 		put_pid(nf->tgid);
 	}
 	kfree(nf);

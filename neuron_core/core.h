@@ -10,7 +10,10 @@
  *   mmap lock -> neuron_device.usage (read) -> neuron_mem.lock
  *   neuron_device.usage (read, by file operations) -> neuron_device.lock
  *   neuron_dhal_lock -> neuron_device.lock
- *   neuron_registry_lock is a leaf.
+ *   neuron_nc_state.nq_lock -> neuron_device.lock; mmap lock -> nq_lock
+ *   neuron_device.lock -> state.c's holds lock (neuron_state_lock_holds())
+ *   neuron_registry_lock, the holds lock's inner side, and
+ *   neuron_nc_state.lock are leaves.
  */
 #ifndef _NEURON_CORE_PRIV_H
 #define _NEURON_CORE_PRIV_H
@@ -25,10 +28,12 @@
 #include <linux/types.h>
 #include <linux/wait.h>
 #include <linux/workqueue.h>
+#include <linux/xarray.h>
 
 #include <neuron/device.h>
 #include <neuron/dhal.h>
 #include <neuron/plane.h>
+#include <neuron/neuron_driver_shared.h>
 
 #include "mem.h"
 
@@ -37,6 +42,12 @@
 
 /* Processes that may attach to one device at once. */
 #define NEURON_MAX_ATTACH	16
+
+/* Most NeuronCores a device has (the ABI's host-wide numbering assumes 8). */
+#define NEURON_MAX_NC		8
+
+/* Host-wide core numbers (core reservations): 64 devices of at most 8 cores. */
+#define NEURON_HOST_NCS		(NEURON_MAX_DEVICES * NEURON_MAX_NC)
 
 /* Name of the char-device region, as /proc/devices shows it. */
 #define NEURON_CHRDEV_NAME	"neuron"
@@ -56,6 +67,92 @@ struct neuron_attach {
 	unsigned int files;
 	u32 held_ncs;
 };
+
+/**
+ * struct neuron_nc - driver state of one NeuronCore (state.c)
+ * @writer: process recorded in the core's model lock (a reference), or NULL
+ * @uuid: model recorded with @writer
+ * @write_held: the lock is held for writing
+ * @readers: read holds of the lock
+ * @initializer: process initialising the core (a reference), or NULL
+ * @init_state: enum neuron_cinit_state
+ * @started: models started on the core since its last reset
+ */
+struct neuron_nc {
+	struct pid *writer;
+	struct neuron_uuid uuid;
+	bool write_held;
+	u32 readers;
+	struct pid *initializer;
+	u32 init_state;
+	u64 started;
+};
+
+/**
+ * enum neuron_crwl_op - operations on a core's model lock (state.c)
+ * @NEURON_CRWL_READER_ENTER: add a read hold (CRWL_READER_ENTER)
+ * @NEURON_CRWL_READER_EXIT: drop a read hold (CRWL_READER_EXIT)
+ * @NEURON_CRWL_WRITER_ENTER: take the lock for writing (CRWL_WRITER_ENTER)
+ * @NEURON_CRWL_WRITER_DOWNGRADE: turn the write hold into a read hold
+ *	(CRWL_WRITER_DOWNGRADE)
+ */
+enum neuron_crwl_op {
+	NEURON_CRWL_READER_ENTER,
+	NEURON_CRWL_READER_EXIT,
+	NEURON_CRWL_WRITER_ENTER,
+	NEURON_CRWL_WRITER_DOWNGRADE,
+};
+
+/**
+ * struct neuron_ds_entry - one datastore buffer (datastore.c)
+ * @owner: the process it belongs to (a reference); NULL with @mc
+ * @mc: its memory, a driver chunk without handle; NULL when free
+ * @gen: bumped each time the entry is given out (monitor grants name it)
+ * @released: value of &neuron_nc_state.ds_clock when it was last freed
+ */
+struct neuron_ds_entry {
+	struct pid *owner;
+	struct neuron_mem_chunk *mc;
+	u32 gen;
+	u64 released;
+};
+
+/**
+ * struct neuron_nc_state - the cores' driver state, the datastore and the
+ * notification queues
+ * @lock: protects @nc, @ds and @ds_clock
+ * @nc: per core
+ * @ds: datastore entries
+ * @ds_clock: counts datastore releases
+ * @nq_lock: protects @nqs and the queue slot registers (nq.c)
+ * @nqs: notification queues by key
+ */
+struct neuron_nc_state {
+	/* Protects nc[], ds[] and ds_clock. */
+	struct mutex lock;
+	struct neuron_nc nc[NEURON_MAX_NC];
+	struct neuron_ds_entry ds[NEURON_DS_ENTRIES];
+	u64 ds_clock;
+	/* Protects nqs and the slot registers; taken before the device lock. */
+	struct mutex nq_lock;
+	struct xarray nqs;
+};
+
+/**
+ * enum neuron_evlog_type - events of the per-device event log (evlog.c)
+ * @NEURON_EVLOG_OPEN: a file was opened
+ * @NEURON_EVLOG_RELEASE: a file's last reference went
+ * @NEURON_EVLOG_IOCTL: a command passed its gate
+ * @NEURON_EVLOG_MMAP: a mapping was asked for
+ */
+enum neuron_evlog_type {
+	NEURON_EVLOG_OPEN = 1,
+	NEURON_EVLOG_RELEASE,
+	NEURON_EVLOG_IOCTL,
+	NEURON_EVLOG_MMAP,
+};
+
+struct neuron_evlog;
 
 /**
  * struct neuron_identity - what the identity ioctls report: fixed for the
@@ -116,6 +213,8 @@ struct neuron_identity {
  * @plane_published: bit per plane id: told that the device is published
  * @files: open files of the device
  * @plane_node: entry in plane.c's list of devices planes attach to
+ * @nc_state: model locks and initialisation state of the cores (state.c)
+ * @evlog: the event log (evlog.c), with its own lock
  */
 struct neuron_device {
 	struct device dev;
@@ -157,6 +256,8 @@ struct neuron_device {
 	unsigned long plane_published;
 	struct list_head files;
 	struct list_head plane_node;
+	struct neuron_nc_state nc_state;
+	struct neuron_evlog *evlog;
 };
 
 /* main.c */
@@ -176,6 +277,8 @@ void neuron_device_set_state(struct neuron_device *nd, enum neuron_device_state 
 int neuron_device_sleep(struct neuron_device *nd, unsigned int ms);
 void neuron_device_kick(struct neuron_device *nd);
 struct neuron_device *neuron_device_get_by_index(unsigned int index);
+unsigned int neuron_device_count(void);
+unsigned int neuron_device_links(struct neuron_device *nd, u32 *out, unsigned int max);
 
 /* dhal.c */
 int neuron_dhal_bind(struct neuron_device *nd);
@@ -219,6 +322,44 @@ void neuron_files_zap(struct neuron_device *nd);
 void neuron_planes_file_release(struct neuron_file *nf);
 void neuron_planes_process_detach(struct neuron_device *nd, struct pid *tgid);
 void neuron_planes_reset(struct neuron_device *nd, u32 cores, bool device);
+
+/* state.c */
+extern const struct attribute_group *neuron_class_groups[];
+void neuron_state_init(struct neuron_device *nd);
+void neuron_state_fini(struct neuron_device *nd);
+void neuron_state_cores_reset(struct neuron_device *nd, u32 cores);
+void neuron_state_process_detach(struct neuron_device *nd, struct pid *tgid);
+void neuron_state_file_release(struct neuron_file *nf);
+void neuron_state_lock_holds(void);
+void neuron_state_unlock_holds(void);
+u32 neuron_state_marked_by_others_locked(struct neuron_device *nd, struct pid *tgid);
+struct pid *neuron_state_core_owner(struct neuron_device *nd, unsigned int nc);
+u8 neuron_state_lock_info(struct neuron_device *nd, struct pid *tgid,
+			  struct neuron_uuid *uuids);
+int neuron_nc_arg(struct neuron_device *nd, u32 nc);
+int neuron_state_find_run(const unsigned long *free, unsigned int start, unsigned int end,
+			  unsigned int count, unsigned int *longest);
+int neuron_crwl_op(struct neuron_device *nd, unsigned int nc, const struct neuron_uuid *uuid,
+		   enum neuron_crwl_op op);
+int neuron_cinit_set(struct neuron_device *nd, unsigned int nc, u32 state, u32 *new_state);
+int neuron_state_mmap_special(struct neuron_file *nf, struct vm_area_struct *vma, u64 start,
+			      u64 len);
+bool neuron_state_holds(struct neuron_device *nd, struct pid *tgid, unsigned int nc);
+
+/* nq.c */
+void neuron_nq_init_device(struct neuron_device *nd);
+void neuron_nq_release(struct neuron_device *nd, u32 cores);
+struct neuron_mem_chunk *neuron_nq_mmap_get(struct neuron_file *nf, u64 pa);
+
+/* evlog.c */
+int neuron_evlog_init(struct neuron_device *nd);
+void neuron_evlog_fini(struct neuron_device *nd);
+void neuron_evlog_add(struct neuron_device *nd, enum neuron_evlog_type type, u32 data);
+void neuron_evlog_dump(struct neuron_device *nd, struct pid *owner, u32 limit);
+
+/* datastore.c */
+void neuron_ds_release_all(struct neuron_device *nd, struct pid *tgid);
+struct neuron_mem_chunk *neuron_state_mmap_get(struct neuron_file *nf, u64 pa, bool *rdonly);
 
 /* sysfs.c */
 extern const struct attribute_group *neuron_dev_groups[];

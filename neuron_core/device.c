@@ -151,6 +151,62 @@ static int neuron_registry_claim(struct neuron_device *nd, u32 rid)
 	return ret;
 }
 
+/**
+ * neuron_device_count() - devices present on the host
+ *
+ * Return: how many devices have an index (of any generation).
+ */
+unsigned int neuron_device_count(void)
+{
+	unsigned int i, n = 0;
+
+	mutex_lock(&neuron_registry_lock);
+	for (i = 0; i < NEURON_MAX_DEVICES; i++)
+		if (neuron_registry[i])
+			n++;
+	mutex_unlock(&neuron_registry_lock);
+	return n;
+}
+
+/**
+ * neuron_device_links() - the devices a device is linked to
+ * @nd: the device, with a DHAL
+ * @out: where their indices go
+ * @max: room in @out
+ *
+ * From the generation's topology tables, chosen by how many devices are
+ * present, as the reference does; none when no table fits the count.
+ *
+ * Return: the number of indices written.
+ */
+unsigned int neuron_device_links(struct neuron_device *nd, u32 *out, unsigned int max)
+{
+	const struct neuron_dhal_arch *arch = nd->dhal.arch;
+	unsigned int count = neuron_device_count(), i, j, n = 0, row, base;
+	int d = READ_ONCE(nd->index);
+
+	if (!arch || d < 0 || !count)
+		return 0;
+	for (i = 0; i < arch->n_topology; i++) {
+		const struct neuron_dhal_topology *t = &arch->topology[i];
+
+		if (t->periodic ? count % t->devices : count != t->devices)
+			continue;
+		if (!t->periodic && d >= t->devices)
+			return 0;
+		row = d % t->devices;
+		base = d - row;
+		for (j = 0; j < t->links && n < max; j++) {
+			u8 link = t->table[row * t->links + j];
+
+			if (link != NEURON_NO_LINK)
+				out[n++] = base + link;
+		}
+		break;
+	}
+	return n;
+}
+
 static void neuron_registry_release(struct neuron_device *nd)
 {
 	if (nd->index < 0)
@@ -476,6 +532,8 @@ static void neuron_device_release(struct device *dev)
 	struct neuron_device *nd = container_of(dev, struct neuron_device, dev);
 
 	neuron_mem_fini(nd);
+	neuron_state_fini(nd);
+	neuron_evlog_fini(nd);
 	mutex_destroy(&nd->plane_lock);
 	mutex_destroy(&nd->lock);
 	kfree(nd);
@@ -506,6 +564,7 @@ static struct neuron_device *neuron_device_new(const struct neuron_bus_desc *des
 	INIT_WORK(&nd->work, neuron_device_work);
 	INIT_LIST_HEAD(&nd->node);
 	neuron_mem_init(nd);
+	neuron_state_init(nd);
 	mutex_init(&nd->plane_lock);
 	INIT_LIST_HEAD(&nd->files);
 	INIT_LIST_HEAD(&nd->plane_node);
@@ -516,7 +575,9 @@ static struct neuron_device *neuron_device_new(const struct neuron_bus_desc *des
 	nd->dev.release = neuron_device_release;
 	cdev_init(&nd->cdev, &neuron_fops);
 	nd->cdev.owner = THIS_MODULE;
-	ret = neuron_planes_attach(nd);
+	ret = neuron_evlog_init(nd);
+	if (!ret)
+		ret = neuron_planes_attach(nd);
 	if (ret) {
 		put_device(&nd->dev);
 		return ERR_PTR(ret);
@@ -564,6 +625,9 @@ static void neuron_device_teardown(struct neuron_device *nd)
 	down_write(&nd->usage);
 	neuron_planes_detach(nd);
 	up_write(&nd->usage);
+	/* Driver chunks kept for processes hold the device: let them go. */
+	neuron_ds_release_all(nd, NULL);
+	neuron_nq_release(nd, U32_MAX);
 
 	if (published) {
 		neuron_mem_debugfs_remove(nd);

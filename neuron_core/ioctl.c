@@ -124,38 +124,39 @@ static const struct neuron_ioctl_family neuron_ioctls[NEURON_IOCTL_MAX_NR + 1] =
 	P(DMA, NEURON_IOCTL_DMA_QUEUE_INIT_BATCH),
 
 	/* Semaphores and events */
-	F1(ATT, NEURON_IOCTL_SEMAPHORE_INCREMENT, PENDING),
-	F1(ATT, NEURON_IOCTL_SEMAPHORE_DECREMENT, PENDING),
-	F1(ATT, NEURON_IOCTL_SEMAPHORE_READ, PENDING),
-	F1(ATT, NEURON_IOCTL_SEMAPHORE_WRITE, PENDING),
-	F1(ATT, NEURON_IOCTL_EVENT_SET, PENDING),
-	F1(ATT, NEURON_IOCTL_EVENT_GET, PENDING),
+	F1(ATT, NEURON_IOCTL_SEMAPHORE_INCREMENT, neuron_ioctl_sem_increment),
+	F1(ATT, NEURON_IOCTL_SEMAPHORE_DECREMENT, neuron_ioctl_sem_decrement),
+	F1(ATT, NEURON_IOCTL_SEMAPHORE_READ, neuron_ioctl_sem_read),
+	F1(ATT, NEURON_IOCTL_SEMAPHORE_WRITE, neuron_ioctl_sem_write),
+	F1(ATT, NEURON_IOCTL_EVENT_SET, neuron_ioctl_event_set),
+	F1(ATT, NEURON_IOCTL_EVENT_GET, neuron_ioctl_event_get),
 
 	/* Notification queues */
-	F1(ATT, NEURON_IOCTL_NOTIFICATIONS_INIT_V1, PENDING),
-	F1(ATT, NEURON_IOCTL_NOTIFICATIONS_DESTROY_V1, PENDING),
-	F1(ATT, NEURON_IOCTL_NOTIFICATIONS_INIT_V2, PENDING),
-	F1(ATT, NEURON_IOCTL_NOTIFICATIONS_INIT_WITH_REALLOC_V2, PENDING),
+	F1(ATT, NEURON_IOCTL_NOTIFICATIONS_INIT_V1, neuron_ioctl_nq_init_v1),
+	F1(ATT, NEURON_IOCTL_NOTIFICATIONS_DESTROY_V1, neuron_ioctl_nq_destroy),
+	F1(ATT, NEURON_IOCTL_NOTIFICATIONS_INIT_V2, neuron_ioctl_nq_init_v2),
+	F1(ATT, NEURON_IOCTL_NOTIFICATIONS_INIT_WITH_REALLOC_V2,
+	   neuron_ioctl_nq_init_realloc),
 	F1(ATT, NEURON_IOCTL_NOTIFICATIONS_QUEUE_INFO, REJECTED),
 
 	/* Hardware counters and datastore */
 	P(TELEMETRY, NEURON_IOCTL_READ_HW_COUNTERS),
-	F1(ATT, NEURON_IOCTL_ACQUIRE_NEURON_DS, PENDING),
-	F1(ATT, NEURON_IOCTL_RELEASE_NEURON_DS, PENDING),
+	F1(ATT, NEURON_IOCTL_ACQUIRE_NEURON_DS, neuron_ioctl_acquire_ds),
+	F1(ATT, NEURON_IOCTL_RELEASE_NEURON_DS, neuron_ioctl_release_ds),
 
 	/* Core locks; core range reservation is on the free-access lane */
-	F1(ATT, NEURON_IOCTL_CRWL_READER_ENTER, PENDING),
-	F1(ATT, NEURON_IOCTL_CRWL_READER_EXIT, PENDING),
-	F1(ATT, NEURON_IOCTL_CRWL_WRITER_ENTER, PENDING),
-	F1(ATT, NEURON_IOCTL_CRWL_WRITER_DOWNGRADE, PENDING),
-	F2(ANY, NEURON_IOCTL_CRWL_NC_RANGE_MARK, PENDING,
-	   NEURON_IOCTL_CRWL_NC_RANGE_MARK_EXT0, PENDING),
-	F2(ANY, NEURON_IOCTL_CRWL_NC_RANGE_UNMARK, PENDING,
-	   NEURON_IOCTL_CRWL_NC_RANGE_UNMARK_EXT0, PENDING),
+	F1(ATT, NEURON_IOCTL_CRWL_READER_ENTER, neuron_ioctl_crwl_reader_enter),
+	F1(ATT, NEURON_IOCTL_CRWL_READER_EXIT, neuron_ioctl_crwl_reader_exit),
+	F1(ATT, NEURON_IOCTL_CRWL_WRITER_ENTER, neuron_ioctl_crwl_writer_enter),
+	F1(ATT, NEURON_IOCTL_CRWL_WRITER_DOWNGRADE, neuron_ioctl_crwl_writer_downgrade),
+	F2(ANY, NEURON_IOCTL_CRWL_NC_RANGE_MARK, neuron_ioctl_range_mark,
+	   NEURON_IOCTL_CRWL_NC_RANGE_MARK_EXT0, neuron_ioctl_range_mark_ext),
+	F2(ANY, NEURON_IOCTL_CRWL_NC_RANGE_UNMARK, neuron_ioctl_range_unmark,
+	   NEURON_IOCTL_CRWL_NC_RANGE_UNMARK_EXT0, neuron_ioctl_range_unmark_ext),
 
 	/* Core initialisation and versions */
-	F1(ATT, NEURON_IOCTL_CINIT_SET_STATE, PENDING),
-	F1(ATT, NEURON_IOCTL_NC_MODEL_STARTED_COUNT, PENDING),
+	F1(ATT, NEURON_IOCTL_CINIT_SET_STATE, neuron_ioctl_cinit_set_state),
+	F1(ATT, NEURON_IOCTL_NC_MODEL_STARTED_COUNT, neuron_ioctl_nc_model_started_count),
 	ID1(ANY, NEURON_IOCTL_COMPATIBLE_VERSION, neuron_ioctl_compatible_version),
 
 	/* Device identity */
@@ -188,7 +189,7 @@ static const struct neuron_ioctl_family neuron_ioctls[NEURON_IOCTL_MAX_NR + 1] =
 	   NEURON_IOCTL_MEM_MC_GET_INFO_V2, neuron_ioctl_mem_mc_get_info_v2),
 
 	/* Resources, logging and topology */
-	F1(ATT, NEURON_IOCTL_RESOURCE_MMAP_INFO, PENDING),
+	F1(ATT, NEURON_IOCTL_RESOURCE_MMAP_INFO, neuron_ioctl_resource_mmap_info),
 	F1(ANY, NEURON_IOCTL_PRINTK, neuron_ioctl_printk),
 	F1(ATT, NEURON_IOCTL_HOST_DEVICE_ID, neuron_ioctl_host_device_id),
 	F1(ANY, NEURON_IOCTL_HOST_DEVICE_ID_TO_RID_MAP, neuron_ioctl_rid_map),
@@ -199,9 +200,11 @@ static const struct neuron_ioctl_family neuron_ioctls[NEURON_IOCTL_MAX_NR + 1] =
 	F1(ANY, NEURON_IOCTL_GET_LOGICAL_TO_PHYSICAL_NC_MAP, neuron_ioctl_nc_map),
 
 	/* Pods */
-	F1(ANY, NEURON_IOCTL_POD_INFO, PENDING),
-	F2(ANY, NEURON_IOCTL_POD_STATUS, PENDING, NEURON_IOCTL_POD_STATUS_V2, PENDING),
-	F2(ANY, NEURON_IOCTL_POD_CTRL, PENDING, NEURON_IOCTL_POD_CTRL_V2, PENDING),
+	F1(ANY, NEURON_IOCTL_POD_INFO, neuron_ioctl_pod_info),
+	F2(ANY, NEURON_IOCTL_POD_STATUS, neuron_ioctl_pod_status,
+	   NEURON_IOCTL_POD_STATUS_V2, neuron_ioctl_pod_status_v2),
+	F2(ANY, NEURON_IOCTL_POD_CTRL, neuron_ioctl_pod_ctrl,
+	   NEURON_IOCTL_POD_CTRL_V2, neuron_ioctl_pod_ctrl_v2),
 
 	/* Zero-copy, host-to-device queues, power and telemetry */
 	P(DMA, NEURON_IOCTL_MEM_BUF_ZEROCOPY64),
@@ -533,6 +536,7 @@ long neuron_ioctl_dispatch(struct file *file, unsigned int cmd, unsigned long ar
 		if (ret)
 			goto out;
 	}
+	neuron_evlog_add(nd, NEURON_EVLOG_IOCTL, cmd);
 	ret = -EOPNOTSUPP;
 	if (!c->fn)
 		goto out;

@@ -56,6 +56,40 @@ long neuron_ioctl_dump_mem_chunks(struct neuron_file *nf, void __user *arg);
 /* dmabuf.c: dma-buf export */
 long neuron_ioctl_dmabuf_fd(struct neuron_file *nf, void __user *arg);
 
+/* state.c: reservations, model locks, core init, semaphores, pods */
+long neuron_ioctl_range_mark(struct neuron_file *nf, void __user *arg);
+long neuron_ioctl_range_mark_ext(struct neuron_file *nf, void __user *arg);
+long neuron_ioctl_range_unmark(struct neuron_file *nf, void __user *arg);
+long neuron_ioctl_range_unmark_ext(struct neuron_file *nf, void __user *arg);
+long neuron_ioctl_crwl_reader_enter(struct neuron_file *nf, void __user *arg);
+long neuron_ioctl_crwl_reader_exit(struct neuron_file *nf, void __user *arg);
+long neuron_ioctl_crwl_writer_enter(struct neuron_file *nf, void __user *arg);
+long neuron_ioctl_crwl_writer_downgrade(struct neuron_file *nf, void __user *arg);
+long neuron_ioctl_cinit_set_state(struct neuron_file *nf, void __user *arg);
+long neuron_ioctl_nc_model_started_count(struct neuron_file *nf, void __user *arg);
+long neuron_ioctl_sem_increment(struct neuron_file *nf, void __user *arg);
+long neuron_ioctl_sem_decrement(struct neuron_file *nf, void __user *arg);
+long neuron_ioctl_sem_read(struct neuron_file *nf, void __user *arg);
+long neuron_ioctl_sem_write(struct neuron_file *nf, void __user *arg);
+long neuron_ioctl_event_set(struct neuron_file *nf, void __user *arg);
+long neuron_ioctl_event_get(struct neuron_file *nf, void __user *arg);
+long neuron_ioctl_pod_info(struct neuron_file *nf, void __user *arg);
+long neuron_ioctl_pod_status(struct neuron_file *nf, void __user *arg);
+long neuron_ioctl_pod_status_v2(struct neuron_file *nf, void __user *arg);
+long neuron_ioctl_pod_ctrl(struct neuron_file *nf, void __user *arg);
+long neuron_ioctl_pod_ctrl_v2(struct neuron_file *nf, void __user *arg);
+long neuron_ioctl_resource_mmap_info(struct neuron_file *nf, void __user *arg);
+
+/* nq.c */
+long neuron_ioctl_nq_init_v1(struct neuron_file *nf, void __user *arg);
+long neuron_ioctl_nq_destroy(struct neuron_file *nf, void __user *arg);
+long neuron_ioctl_nq_init_v2(struct neuron_file *nf, void __user *arg);
+long neuron_ioctl_nq_init_realloc(struct neuron_file *nf, void __user *arg);
+
+/* datastore.c */
+long neuron_ioctl_acquire_ds(struct neuron_file *nf, void __user *arg);
+long neuron_ioctl_release_ds(struct neuron_file *nf, void __user *arg);
+
 /* ioctl.c: the dispatcher's table (plane.c publishes planes' families) */
 void neuron_ioctl_init(void);
 int neuron_ioctl_check_plane(const struct neuron_plane *p);

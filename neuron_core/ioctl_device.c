@@ -9,6 +9,7 @@
  */
 
 #include <linux/ctype.h>
+#include <linux/mm.h>
 #include <linux/pci.h>
 #include <linux/pid.h>
 #include <linux/ratelimit.h>
@@ -29,9 +30,9 @@
  * @nf: the file
  * @arg: struct neuron_ioctl_device_info, written
  *
- * Generation, PCI revision, linked devices (none yet: as sysfs
- * connected_devices) and, for BAR 0 and BAR 2, the opaque base register
- * addresses are formed from and the size.
+ * Generation, PCI revision, linked devices (as sysfs connected_devices)
+ * and, for BAR 0 and BAR 2, the opaque base register addresses are formed
+ * from and the size.
  *
  * Return: 0 or -EFAULT.
  */
@@ -43,6 +44,9 @@ long neuron_ioctl_device_info(struct neuron_file *nf, void __user *arg)
 	memset(&info, 0, sizeof(info));
 	info.architecture = nd->ident.generation;
 	info.revision = nd->ident.revision;
+	info.connected_device_count =
+		neuron_device_links(nd, info.connected_devices,
+				    ARRAY_SIZE(info.connected_devices));
 	neuron_ioctl_bar_describe(nd, &info);
 	return copy_to_user(arg, &info, sizeof(info)) ? -EFAULT : 0;
 }
@@ -95,8 +99,9 @@ long neuron_ioctl_app_pid(struct neuron_file *nf, void __user *arg)
  * @arg: struct neuron_ioctl_get_apps_info followed by @capacity elements
  *
  * One element per attached process the caller can see, at most
- * min(capacity, 16), with the host and device memory its chunks hold.  Core
- * locks and model ids are zero until the work that tracks them lands.
+ * min(capacity, 16); with APP_INFO_PID_NC_LOCK_INFO, the model locks it
+ * recorded on cores 0-3 and their model ids; with APP_INFO_PID_MEM_USAGE,
+ * the host and device memory its chunks hold.  Fields not asked for are 0.
  *
  * Return: 0, -EFAULT or -ENOMEM.
  */
@@ -130,8 +135,12 @@ long neuron_ioctl_all_apps_info(struct neuron_file *nf, void __user *arg)
 		if (!pid)
 			continue;
 		apps[n].pid = pid;
-		neuron_mem_usage(nd, nd->attach[i].tgid, &apps[n].host_mem_size,
-				 &apps[n].device_mem_size);
+		if (flags & APP_INFO_PID_NC_LOCK_INFO)
+			apps[n].nc_lock_map = neuron_state_lock_info(nd, nd->attach[i].tgid,
+								     apps[n].uuid_data);
+		if (flags & APP_INFO_PID_MEM_USAGE)
+			neuron_mem_usage(nd, nd->attach[i].tgid, &apps[n].host_mem_size,
+					 &apps[n].device_mem_size);
 		n++;
 	}
 	mutex_unlock(&nd->lock);
@@ -374,10 +383,12 @@ long neuron_ioctl_nc_map(struct neuron_file *nf, void __user *arg)
  * @nf: the file
  * @arg: struct neuron_ioctl_nc_pid_state_dump, read
  *
- * Logs which process holds a core and what that process is doing.  @nc_id
+ * Logs which process holds a core (the one that reserved it, else the one
+ * that reset it) and what that process is doing.  @nc_id
  * numbers cores host-wide: device index times the opened device's core
- * count, plus the core.  Rate-limited.  There is no per-device event log
- * yet, so @filter_log_owner and @log_dump_limit have nothing to act on.
+ * count, plus the core.  Then the device's event log: its last
+ * @log_dump_limit events (128 when 0), only the holder's with
+ * @filter_log_owner.  Rate-limited.
  *
  * Return: 0; -EINVAL for a core number out of range; -ENODEV when no
  * device has that index; -ENOENT when no process holds the core; -EFAULT.
@@ -407,7 +418,10 @@ long neuron_ioctl_nc_pid_state_dump(struct neuron_file *nf, void __user *arg)
 		ret = -EINVAL;
 	mutex_unlock(&other->lock);
 	if (!ret) {
-		holder = neuron_reset_core_holder(other, nc);
+		/* The reservation's owner; else the process that reset the core. */
+		holder = neuron_state_core_owner(other, nc);
+		if (!holder)
+			holder = neuron_reset_core_holder(other, nc);
 		if (!holder)
 			ret = -ENOENT;
 	}
@@ -423,6 +437,8 @@ long neuron_ioctl_nc_pid_state_dump(struct neuron_file *nf, void __user *arg)
 					     task_state_to_char(task));
 			put_task_struct(task);
 		}
+		neuron_evlog_dump(other, req.filter_log_owner ? holder : NULL,
+				  req.log_dump_limit);
 		put_pid(holder);
 	}
 	put_device(&other->dev);
@@ -486,15 +502,21 @@ out:
  * @nf: the file
  * @arg: struct neuron_ioctl_get_va_placement; @va read, the rest written
  *
- * Which device and memory channel back a mapping of device memory.  No
- * device memory can be mapped yet, so no address is found: both indices
- * come back -1, as for any address that is not such a mapping.
+ * Which device and memory channel back a mapping of device memory: the
+ * caller's mapping containing @va is looked up; when it maps a device
+ * chunk (of any Neuron device), its device index and HBM channel come
+ * back.  Anything else (no mapping there, host memory, another kind of
+ * mapping) leaves both -1.
  *
- * Return: -ENOENT (written back) or -EFAULT.
+ * Return: 0; -ENXIO (written back, as the reference) when @va is not in a
+ * mapping of device memory; -EFAULT.
  */
 long neuron_ioctl_va_placement(struct neuron_file *nf, void __user *arg)
 {
 	struct neuron_ioctl_get_va_placement vp;
+	struct mm_struct *mm = current->mm;
+	struct vm_area_struct *vma;
+	long ret = -ENXIO;
 	u64 va;
 
 	if (get_user(va, (u64 __user *)arg))
@@ -503,7 +525,21 @@ long neuron_ioctl_va_placement(struct neuron_file *nf, void __user *arg)
 	vp.va = va;
 	vp.device_index = -1;
 	vp.hbm_index = -1;
+	if (mm && va <= ULONG_MAX) {
+		mmap_read_lock(mm);
+		vma = vma_lookup(mm, va);
+		if (vma && neuron_mem_is_chunk_vma(vma)) {
+			const struct neuron_mem_chunk *mc = vma->vm_private_data;
+
+			if (mc->location == NEURON_MEM_DEVICE) {
+				vp.device_index = mc->nd->index;
+				vp.hbm_index = mc->hbm;
+				ret = 0;
+			}
+		}
+		mmap_read_unlock(mm);
+	}
 	if (copy_to_user(arg, &vp, sizeof(vp)))
 		return -EFAULT;
-	return -ENOENT;
+	return ret;
 }

@@ -44,6 +44,7 @@ static dev_t neuron_devt;
 
 static struct class neuron_class = {
 	.name = NEURON_CLASS_NAME,
+	.class_groups = neuron_class_groups,
 };
 
 /**

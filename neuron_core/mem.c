@@ -244,6 +244,7 @@ static int neuron_mem_check(struct neuron_mem *m, const struct neuron_mem_reques
  * @nd: the device
  * @req: what to allocate (user values, checked here)
  * @out: the chunk, with one reference for the caller besides the handle's
+ *	(with @req->driver, no handle and only the caller's reference)
  *
  * The chunk gets a handle owned by the calling process, which must be
  * attached to @nd (it is checked again under the device lock, so a chunk
@@ -320,18 +321,20 @@ int neuron_mem_alloc(struct neuron_device *nd, const struct neuron_mem_request *
 		ret = -ENOMEM;
 		goto err_range;
 	}
-	ret = xa_alloc(&m->handles, &idx, mc, xa_limit_31b, GFP_KERNEL);
-	if (ret) {
-		ret = -ENOMEM;
-		goto err_tree;
+	if (!req->driver) {
+		ret = xa_alloc(&m->handles, &idx, mc, xa_limit_31b, GFP_KERNEL);
+		if (ret) {
+			ret = -ENOMEM;
+			goto err_tree;
+		}
+		mc->handle = ((u64)(get_random_u32() | 1) << 32) | idx;
+		m->nr_handles++;
+		/* The caller's reference; the first one is the handle's. */
+		kref_get(&mc->ref);
 	}
-	mc->handle = ((u64)(get_random_u32() | 1) << 32) | idx;
 	mc->owner = get_pid(me);
 	get_device(&nd->dev);
 	neuron_mem_account(m, mc, true);
-	m->nr_handles++;
-	/* The caller's reference; the first one is the handle's. */
-	kref_get(&mc->ref);
 	mutex_unlock(&m->lock);
 	mutex_unlock(&nd->lock);
 	*out = mc;
@@ -418,6 +421,63 @@ struct neuron_mem_chunk *neuron_mem_get_by_pa(struct neuron_device *nd, u64 pa)
 	return mc;
 }
 EXPORT_SYMBOL_NS_GPL(neuron_mem_get_by_pa, NEURON_NS);
+
+/**
+ * neuron_mem_handle_give() - give the caller a handle to a chunk
+ * @nd: the device
+ * @mc: a chunk the caller holds a reference to
+ * @handle: set to the handle
+ *
+ * For chunks the driver keeps (notification queues): the chunk becomes the
+ * calling process's, named by a handle of its own, which holds a reference
+ * until MEM_FREE or the process detaches.  A handle another process had to
+ * it is dropped; the caller's existing handle is given again.
+ *
+ * Return: 0; -EACCES when the caller is not attached; -ENODEV after
+ * removal; -ENOMEM.
+ */
+int neuron_mem_handle_give(struct neuron_device *nd, struct neuron_mem_chunk *mc, u64 *handle)
+{
+	struct neuron_mem *m = &nd->mem;
+	struct pid *me = task_tgid(current), *old = NULL;
+	struct neuron_mem_chunk *drop = NULL;
+	u32 idx;
+	int ret;
+
+	mutex_lock(&nd->lock);
+	mutex_lock(&m->lock);
+	ret = -ENODEV;
+	if (m->gone)
+		goto out;
+	ret = -EACCES;
+	if (!neuron_mem_attached_locked(nd, me))
+		goto out;
+	ret = 0;
+	if (mc->handle && mc->owner == me)
+		goto out;
+	if (xa_alloc(&m->handles, &idx, mc, xa_limit_31b, GFP_KERNEL)) {
+		ret = -ENOMEM;
+		goto out;
+	}
+	if (mc->handle) {
+		/* The other process's handle reference; ours keeps the chunk. */
+		neuron_mem_unhandle_locked(m, mc);
+		drop = mc;
+	}
+	mc->handle = ((u64)(get_random_u32() | 1) << 32) | idx;
+	m->nr_handles++;
+	kref_get(&mc->ref);
+	old = mc->owner;
+	mc->owner = get_pid(me);
+out:
+	if (!ret)
+		*handle = mc->handle;
+	mutex_unlock(&m->lock);
+	mutex_unlock(&nd->lock);
+	put_pid(old);
+	neuron_mem_put(drop);
+	return ret;
+}
 
 /**
  * neuron_mem_free_handle() - MEM_FREE: drop one of the caller's handles
@@ -728,12 +788,15 @@ static int neuron_mem_mmap_host(struct vm_area_struct *vma, struct neuron_mem_ch
  * @vma: the mapping; vm_pgoff << PAGE_SHIFT is a device-view address
  *	inside the chunk, as MEM_GET_INFO reports it
  *
- * Only shared mappings of the caller's own chunks; a read-only mapping
- * stays read-only; the mapping is not inherited across fork() and holds
- * the chunk until it is unmapped.
+ * Only shared mappings of the caller's own chunks, and of the driver's
+ * chunks the state plane lets it map (datastores: its own read-write,
+ * another process's read-only); a read-only mapping stays read-only; the
+ * mapping is not inherited across fork() and holds the chunk until it is
+ * unmapped.
  *
  * Return: 0; -EINVAL when the range is not inside one of the caller's
- * chunks or the mapping is private; -EBADF on the free-access lane;
+ * chunks or the mapping is private; -EACCES for a writable mapping of a
+ * chunk the caller may only read; -EBADF on the free-access lane;
  * -ENODEV after removal; the error of the page insertion.
  *
  * Context: the mmap lock is held; takes &neuron_mem.lock.
@@ -746,10 +809,12 @@ int neuron_mem_mmap(struct file *file, struct vm_area_struct *vma)
 	u64 start = (u64)vma->vm_pgoff << PAGE_SHIFT;
 	u64 len = vma->vm_end - vma->vm_start, end, off;
 	struct neuron_mem_chunk *mc;
+	bool rdonly = false;
 	int ret;
 
 	if (!nf->tgid)
 		return -EBADF;
+	neuron_evlog_add(nd, NEURON_EVLOG_MMAP, 0);
 	/* MAP_SHARED (a read-only file's shared mapping lacks VM_SHARED). */
 	if (!(vma->vm_flags & VM_MAYSHARE))
 		return -EINVAL;
@@ -757,10 +822,15 @@ int neuron_mem_mmap(struct file *file, struct vm_area_struct *vma)
 		return -EINVAL;
 	mc = neuron_mem_get_by_pa(nd, start);
 	if (!mc)
-		return -EINVAL;
+		mc = neuron_state_mmap_get(nf, start, &rdonly);
+	if (!mc)
+		return neuron_state_mmap_special(nf, vma, start, len);
 	ret = -EINVAL;
 	off = start - mc->pa;
 	if (end > mc->pa + mc->size)
+		goto out_put;
+	ret = -EACCES;
+	if (rdonly && (vma->vm_flags & VM_WRITE))
 		goto out_put;
 
 	neuron_vm_flags_set(vma, VM_DONTEXPAND | VM_DONTDUMP | VM_DONTCOPY);
@@ -790,6 +860,42 @@ int neuron_mem_mmap(struct file *file, struct vm_area_struct *vma)
 
 out_put:
 	neuron_mem_put(mc);
+	return ret;
+}
+
+/**
+ * neuron_mem_mmap_bar() - map a window of a BAR for a special resource
+ * @nf: the file
+ * @vma: the mapping (shared, checked by neuron_mem_mmap())
+ * @bar: the BAR
+ * @off: offset of the window in @bar
+ * @rdonly: the mapping must stay read-only
+ *
+ * Context: the mmap lock is held; takes &neuron_mem.lock.
+ * Return: 0; -EACCES for a writable mapping of a read-only window;
+ * -ENODEV after removal; -EOPNOTSUPP when the bus cannot map BARs; the
+ * bus's error (the simulator has no pages behind its register BAR).
+ */
+int neuron_mem_mmap_bar(struct neuron_file *nf, struct vm_area_struct *vma, unsigned int bar,
+			u64 off, bool rdonly)
+{
+	struct neuron_device *nd = nf->nd;
+	struct neuron_mem *m = &nd->mem;
+	int ret;
+
+	if (rdonly && (vma->vm_flags & VM_WRITE))
+		return -EACCES;
+	neuron_vm_flags_set(vma, VM_DONTEXPAND | VM_DONTDUMP | VM_DONTCOPY);
+	if (!(vma->vm_flags & VM_WRITE))
+		neuron_vm_flags_clear(vma, VM_MAYWRITE);
+	mutex_lock(&m->lock);
+	if (m->gone)
+		ret = -ENODEV;
+	else if (nd->bus.mmap_bar)
+		ret = nd->bus.mmap_bar(nd->bus.ctx, bar, off, vma);
+	else
+		ret = -EOPNOTSUPP;
+	mutex_unlock(&m->lock);
 	return ret;
 }
 

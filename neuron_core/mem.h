@@ -23,6 +23,7 @@
 struct dentry;
 struct file;
 struct neuron_device;
+struct neuron_file;
 struct pid;
 struct vm_area_struct;
 
@@ -90,10 +91,13 @@ int neuron_mem_debugfs_init(void);
 void neuron_mem_debugfs_exit(void);
 
 int neuron_mem_free_handle(struct neuron_device *nd, u64 handle);
+int neuron_mem_handle_give(struct neuron_device *nd, struct neuron_mem_chunk *mc, u64 *handle);
 void neuron_mem_detach_locked(struct neuron_device *nd, struct pid *tgid);
 void neuron_mem_usage(struct neuron_device *nd, struct pid *tgid, __kernel_size_t *host,
 		      __kernel_size_t *device);
 int neuron_mem_mmap(struct file *file, struct vm_area_struct *vma);
+int neuron_mem_mmap_bar(struct neuron_file *nf, struct vm_area_struct *vma, unsigned int bar,
+			u64 off, bool rdonly);
 bool neuron_mem_is_chunk_vma(struct vm_area_struct *vma);
 int neuron_mem_dump(struct neuron_device *nd, u32 hbm, struct neuron_ioctl_mem_chunk_info *out,
 		    u32 capacity, u32 *total);

@@ -14,8 +14,10 @@
  *   leave the device state alone.
  *
  * A process holds the cores it reset (a device reset holds them all) until
- * it detaches; no other process may reset a core it holds.  Later work adds
- * core-range reservations to what a process holds.
+ * it detaches; no other process may reset a core it holds, or a core
+ * another process reserved (state.c).  held_ncs changes only under both
+ * neuron_device.lock and the state plane's holds lock, so that the state
+ * plane can read it under its own lock.
  *
  * Everything here is under neuron_device.lock; waiters sleep on the
  * device's state_wq without it and look their request up again when
@@ -197,6 +199,15 @@ int neuron_reset_request(struct neuron_device *nd, struct pid *tgid, u32 id, u32
 		}
 	}
 
+	/* Cores another process reserved are held by it too. */
+	neuron_state_lock_holds();
+	if ((device ? all : nc_map) & neuron_state_marked_by_others_locked(nd, tgid)) {
+		neuron_state_unlock_holds();
+		ret = -EBUSY;
+		goto out;
+	}
+	WRITE_ONCE(self->held_ncs, self->held_ncs | (device ? all : nc_map));
+	neuron_state_unlock_holds();
 	if (old)
 		neuron_reset_free_locked(old);
 	req->owner = tgid;
@@ -204,7 +215,6 @@ int neuron_reset_request(struct neuron_device *nd, struct pid *tgid, u32 id, u32
 	req->nc_map = nc_map;
 	req->state = NEURON_RESET_QUEUED;
 	hlist_add_head(&req->node, &nd->resets);
-	self->held_ncs |= device ? all : nc_map;
 	if (device)
 		WRITE_ONCE(nd->state, NEURON_STATE_RESETTING);
 	req = NULL;
@@ -376,6 +386,7 @@ void neuron_reset_run_cores(struct neuron_device *nd)
 		if (ret && ret != -EINTR && ret != -ENODEV)
 			dev_err(nd->bus.parent, "neuron%d: reset of cores %#x failed: %d\n",
 				nd->index, cores, ret);
+		neuron_state_cores_reset(nd, cores);
 		neuron_planes_reset(nd, cores, false);
 		neuron_reset_complete(nd, false, NEURON_RESET_RUNNING, ret);
 	}
@@ -393,6 +404,7 @@ void neuron_reset_run_cores(struct neuron_device *nd)
  */
 void neuron_reset_device_done(struct neuron_device *nd, int result)
 {
+	neuron_state_cores_reset(nd, U32_MAX);
 	neuron_planes_reset(nd, U32_MAX, true);
 	neuron_reset_complete(nd, true, NEURON_RESET_QUEUED, result);
 }
@@ -413,7 +425,9 @@ void neuron_reset_detach_locked(struct neuron_device *nd, struct neuron_attach *
 	struct hlist_node *tmp;
 
 	lockdep_assert_held(&nd->lock);
-	a->held_ncs = 0;
+	neuron_state_lock_holds();
+	WRITE_ONCE(a->held_ncs, 0);
+	neuron_state_unlock_holds();
 	hlist_for_each_entry_safe(req, tmp, &nd->resets, node) {
 		if (req->owner != a->tgid)
 			continue;

@@ -9,6 +9,8 @@
 #include <linux/kobject.h>
 #include <linux/sysfs.h>
 
+#include <neuron/neuron_ioctl.h>
+
 #include "core.h"
 
 static struct neuron_device *to_nd(struct device *dev)
@@ -56,11 +58,18 @@ static ssize_t core_count_show(struct device *dev, struct device_attribute *attr
 }
 static DEVICE_ATTR_RO(core_count);
 
-/* Topology tables are not implemented yet: no neighbours are reported. */
+/* The linked devices, "a, b, c, d", from the generation's topology tables. */
 static ssize_t connected_devices_show(struct device *dev, struct device_attribute *attr,
 				      char *buf)
 {
-	return sysfs_emit(buf, "\n");
+	u32 links[NEURON_IOCTL_MAX_CONNECTED_DEVICES];
+	unsigned int i, n;
+	int len = 0;
+
+	n = neuron_device_links(to_nd(dev), links, ARRAY_SIZE(links));
+	for (i = 0; i < n; i++)
+		len += sysfs_emit_at(buf, len, "%s%u", i ? ", " : "", links[i]);
+	return len + sysfs_emit_at(buf, len, "\n");
 }
 static DEVICE_ATTR_RO(connected_devices);
 

@@ -12,7 +12,35 @@
 
 #include <neuron/compat.h>
 #include <neuron/dhal.h>
+#include <neuron/neuron_driver_shared.h>
 #include <neuron/udma.h>
+
+/* Trn1: a 4x4 torus of 16 devices (and 32 as two of them). */
+static const u8 trn1_links[16 * 4] = {
+	12, 3, 4, 1,	13, 0, 5, 2,	14, 1, 6, 3,	15, 2, 7, 0,
+	0, 7, 8, 5,	1, 4, 9, 6,	2, 5, 10, 7,	3, 6, 11, 4,
+	4, 11, 12, 9,	5, 8, 13, 10,	6, 9, 14, 11,	7, 10, 15, 8,
+	8, 15, 0, 13,	9, 12, 1, 14,	10, 13, 2, 15,	11, 14, 3, 12,
+};
+
+static const struct neuron_dhal_topology trn1_topology[] = {
+	{ .devices = 16, .periodic = true, .links = 4, .table = trn1_links },
+};
+
+/* Inf2: a ring of 12 (inf2.48xlarge) or a chain of 6 (inf2.24xlarge). */
+static const u8 inf2_ring[12 * 2] = {
+	11, 1,	0, 2,	1, 3,	2, 4,	3, 5,	4, 6,
+	5, 7,	6, 8,	7, 9,	8, 10,	9, 11,	10, 0,
+};
+
+static const u8 inf2_chain[6 * 2] = {
+	1, NEURON_NO_LINK,	0, 2,	1, 3,	2, 4,	3, 5,	4, NEURON_NO_LINK,
+};
+
+static const struct neuron_dhal_topology inf2_topology[] = {
+	{ .devices = 12, .links = 2, .table = inf2_ring },
+	{ .devices = 6, .links = 2, .table = inf2_chain },
+};
 
 static const struct neuron_dhal_arch v2_archs[] = {
 	{
@@ -21,6 +49,8 @@ static const struct neuron_dhal_arch v2_archs[] = {
 		.nc_arch_type = "NCv2",
 		.instance_type = "Trn1",
 		.device_name = "Trainium1",
+		.topology = trn1_topology,
+		.n_topology = ARRAY_SIZE(trn1_topology),
 	},
 	{
 		.pci_device = 0x7264,
@@ -29,6 +59,8 @@ static const struct neuron_dhal_arch v2_archs[] = {
 		.nc_arch_type = "NCv2",
 		.instance_type = "Inf2",
 		.device_name = "Inferentia2",
+		.topology = inf2_topology,
+		.n_topology = ARRAY_SIZE(inf2_topology),
 	},
 };
 
@@ -41,6 +73,8 @@ static const struct neuron_dhal_layout v2_layout = {
 	.nc_map = 0x3,
 	.dice = 1,
 	.ts_count = 6,
+	.nc_block_base = 0,
+	.nc_block_stride = SZ_64M,
 };
 
 /* DMA engines: a group of 16 per NeuronCore, then one host engine per core. */
@@ -105,9 +139,44 @@ static const struct neuron_dhal_reg_window v2_reg_windows[] = {
 	{ 0x30fa1000, 0x0f05f000, NEURON_REG_READ },
 };
 
+/*
+ * Special resources: each core's semaphore window and state buffer, each
+ * TOP_SP's semaphore window and whole block (read only), at the mmap
+ * offsets the runtime knows them by.  No HBM window.
+ */
+static const struct neuron_dhal_resource v2_resources[] = {
+	{ .block = NEURON_DM_BLOCK_TPB, .resource = NEURON_DM_RESOURCE_SEMAPHORE,
+	  .count = 2, .per_group = 2, .offset = 0xfffc2700000ULL, .stride = SZ_64M,
+	  .size = 0x2000, .bar_offset = 0x2700000, .bar_stride = SZ_64M },
+	{ .block = NEURON_DM_BLOCK_TPB, .resource = NEURON_DM_RESOURCE_SBUF,
+	  .count = 2, .per_group = 2, .offset = 0xfffc0000000ULL, .stride = SZ_64M,
+	  .size = SZ_32M, .bar_offset = 0, .bar_stride = SZ_64M },
+	{ .block = NEURON_DM_BLOCK_TOPSP, .resource = NEURON_DM_RESOURCE_SEMAPHORE,
+	  .count = 6, .per_group = 6, .offset = 0xfffd0000000ULL, .stride = SZ_4M,
+	  .size = 0x2000, .bar_offset = 0x10000000, .bar_stride = SZ_4M },
+	{ .block = NEURON_DM_BLOCK_TOPSP, .resource = NEURON_DM_RESOURCE_ALL, .rdonly = true,
+	  .count = 6, .per_group = 6, .offset = 0xfffd0000000ULL, .stride = SZ_4M,
+	  .size = SZ_4M, .bar_offset = 0x10000000, .bar_stride = SZ_4M },
+};
+
 static const struct neuron_dhal_user v2_user = {
 	.reg_windows = v2_reg_windows,
 	.n_reg_windows = ARRAY_SIZE(v2_reg_windows),
+	.resources = v2_resources,
+	.n_resources = ARRAY_SIZE(v2_resources),
+};
+
+/* Notification-queue blocks: per core, per TOP_SP, per DMA engine. */
+static const u64 v2_nq_nc_base[] = { 0x30535000, 0x30c35000 };
+static const u64 v2_nq_trace_base[] = { 0x30401000, 0x30b01000 };
+
+static const struct neuron_dhal_nq v2_nq = {
+	.nc_base = v2_nq_nc_base,
+	.ts_base = 0x30e04000,
+	.ts_stride = 0x40000,
+	.ts_per_group = 6,
+	.trace_base = v2_nq_trace_base,
+	.trace_stride = 0x7000,
 };
 
 const struct neuron_dhal neuron_dhal_v2 = {
@@ -121,6 +190,7 @@ const struct neuron_dhal neuron_dhal_v2 = {
 	.fw = &v2_fw,
 	.user = &v2_user,
 	.udma = &v2_udma,
+	.nq = &v2_nq,
 };
 EXPORT_SYMBOL_IF_KUNIT(neuron_dhal_v2);
 

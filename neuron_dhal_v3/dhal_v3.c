@@ -23,6 +23,8 @@ static const struct neuron_dhal_arch v3_archs[] = {
 		.nc_arch_type = "NCv3",
 		.instance_type = "Trn2",
 		.device_name = "Trainium2",
+		.topology = neuron_dhal_v3_topology,
+		.n_topology = ARRAY_SIZE(neuron_dhal_v3_topology),
 	},
 };
 
@@ -49,6 +51,7 @@ const struct neuron_dhal neuron_dhal_v3 = {
 	.fw = &neuron_dhal_v3_fw,
 	.user = &neuron_dhal_v3_user,
 	.udma = &v3_udma,
+	.nq = &neuron_dhal_v3_nq,
 };
 EXPORT_SYMBOL_IF_KUNIT(neuron_dhal_v3);
 module_neuron_dhal(neuron_dhal_v3);

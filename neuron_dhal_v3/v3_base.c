@@ -8,6 +8,8 @@
 
 #include <linux/sizes.h>
 
+#include <neuron/neuron_driver_shared.h>
+
 #include "dhal_v3.h"
 
 const struct neuron_dhal_layout neuron_dhal_v3_layout = {
@@ -19,6 +21,8 @@ const struct neuron_dhal_layout neuron_dhal_v3_layout = {
 	.nc_map = 0xff,
 	.dice = 2,
 	.ts_count = 16,
+	.nc_block_base = 0xd0000000,
+	.nc_block_stride = SZ_64M,
 };
 
 /*
@@ -118,9 +122,66 @@ static const struct neuron_dhal_nc_location v3_nc_map[] = {
 	{ 15, 6 }, { 15, 7 }, { 15, 4 }, { 15, 5 }, { 15, 0 }, { 15, 1 }, { 15, 2 }, { 15, 3 },
 };
 
+/*
+ * Special resources: each core's semaphore window and state buffer, each
+ * TOP_SP's semaphore window and whole block (read only; two groups of
+ * eight, one per die), and each HBM stack whole (its size comes from the
+ * generation's memory layout).
+ */
+static const struct neuron_dhal_resource v3_resources[] = {
+	{ .block = NEURON_DM_BLOCK_TPB, .resource = NEURON_DM_RESOURCE_SEMAPHORE,
+	  .count = 8, .per_group = 8, .offset = 0x2002700000ULL, .stride = SZ_64M,
+	  .size = 0x2000, .bar_offset = 0xd2700000, .bar_stride = SZ_64M },
+	{ .block = NEURON_DM_BLOCK_TPB, .resource = NEURON_DM_RESOURCE_SBUF,
+	  .count = 8, .per_group = 8, .offset = 0x2000000000ULL, .stride = SZ_64M,
+	  .size = SZ_32M, .bar_offset = 0xd0000000, .bar_stride = SZ_64M },
+	{ .block = NEURON_DM_BLOCK_TOPSP, .resource = NEURON_DM_RESOURCE_SEMAPHORE,
+	  .count = 16, .per_group = 8, .offset = 0x8280000000ULL, .stride = SZ_1G,
+	  .group_stride = 0x800000000000ULL, .size = 0x2000,
+	  .bar_offset = 0xf0000000, .bar_stride = SZ_4M, .bar_group_stride = 0x2800000 },
+	{ .block = NEURON_DM_BLOCK_TOPSP, .resource = NEURON_DM_RESOURCE_ALL, .rdonly = true,
+	  .count = 16, .per_group = 8, .offset = 0x8280000000ULL, .stride = SZ_1G,
+	  .group_stride = 0x800000000000ULL, .size = SZ_4M,
+	  .bar_offset = 0xf0000000, .bar_stride = SZ_4M, .bar_group_stride = 0x2800000 },
+	{ .block = NEURON_DM_BLOCK_HBM, .resource = NEURON_DM_RESOURCE_DMEM, .hbm = true,
+	  .per_group = 4, .bar = 4, .bar_stride = 0x1000000000ULL },
+};
+
 const struct neuron_dhal_user neuron_dhal_v3_user = {
 	.reg_windows = v3_reg_windows,
 	.n_reg_windows = ARRAY_SIZE(v3_reg_windows),
 	.nc_map = v3_nc_map,
 	.nc_map_entries = ARRAY_SIZE(v3_nc_map),
+	.resources = v3_resources,
+	.n_resources = ARRAY_SIZE(v3_resources),
+};
+
+/*
+ * Notification-queue blocks: per core (two dies of four), per TOP_SP (two
+ * groups of eight).  Where each DMA engine's trace block is, the published
+ * sources do not say, so trace-DMA queues are not offered.
+ */
+static const u64 v3_nq_nc_base[] = {
+	0x06001000, 0x06181000, 0x06401000, 0x06581000,
+	0x46001000, 0x46181000, 0x46401000, 0x46581000,
+};
+
+const struct neuron_dhal_nq neuron_dhal_v3_nq = {
+	.nc_base = v3_nq_nc_base,
+	.ts_base = 0x06a00000,
+	.ts_stride = 0x40000,
+	.ts_per_group = 8,
+	.ts_group_stride = 0x40000000,
+};
+
+/* Trn2 and Trn3: 16 devices, each linked through its four SENGs. */
+static const u8 v3_links[16 * 4] = {
+	12, 1, 3, 4,	0, 13, 5, 2,	14, 3, 1, 6,	2, 15, 7, 0,
+	8, 5, 7, 0,	4, 9, 1, 6,	10, 7, 5, 2,	6, 11, 3, 4,
+	4, 9, 11, 12,	8, 5, 13, 10,	6, 11, 9, 14,	10, 7, 15, 8,
+	0, 13, 15, 8,	12, 1, 9, 14,	2, 15, 13, 10,	14, 3, 11, 12,
+};
+
+const struct neuron_dhal_topology neuron_dhal_v3_topology[1] = {
+	{ .devices = 16, .periodic = true, .links = 4, .table = v3_links },
 };

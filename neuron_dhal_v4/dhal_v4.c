@@ -23,6 +23,8 @@ static const struct neuron_dhal_arch v4_archs[] = {
 		.nc_arch_type = "NCv4",
 		.instance_type = "Trn3",
 		.device_name = "Trainium3",
+		.topology = neuron_dhal_v3_topology,
+		.n_topology = ARRAY_SIZE(neuron_dhal_v3_topology),
 	},
 	{
 		.pci_device = 0x7565,
@@ -30,6 +32,8 @@ static const struct neuron_dhal_arch v4_archs[] = {
 		.nc_arch_type = "NCv4",
 		.instance_type = "Trn3",
 		.device_name = "Trainium3",
+		.topology = neuron_dhal_v3_topology,
+		.n_topology = ARRAY_SIZE(neuron_dhal_v3_topology),
 	},
 };
 
@@ -58,6 +62,7 @@ const struct neuron_dhal neuron_dhal_v4 = {
 	.fw = &neuron_dhal_v3_fw,
 	.user = &neuron_dhal_v3_user,
 	.udma = &v4_udma,
+	.nq = &neuron_dhal_v3_nq,
 };
 EXPORT_SYMBOL_IF_KUNIT(neuron_dhal_v4);
 

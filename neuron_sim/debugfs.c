@@ -2,8 +2,10 @@
 /*
  * neuron_sim debugfs: /sys/kernel/debug/neuron_sim/neuron_sim<ID>/ holds the
  * fault switch, a reset trigger, the count of resets the simulated
- * firmware finished, and the DMA fault switches and counters.  Nothing here
- * is needed for the simulator to work, so no debugfs failure is reported.
+ * firmware finished, the DMA fault switches and counters, the
+ * NeuronCores' semaphores and events, and the notification-queue
+ * injector.  Nothing here is needed for the simulator to work, so no
+ * debugfs failure is reported.
  */
 
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
@@ -11,9 +13,13 @@
 #include <linux/debugfs.h>
 #include <linux/fs.h>
 #include <linux/kernel.h>
+#include <linux/limits.h>
+#include <linux/seq_file.h>
+#include <linux/slab.h>
 #include <linux/string.h>
 #include <linux/uaccess.h>
 
+#include <kunit/visibility.h>
 #include <neuron/device.h>
 
 #include "sim.h"
@@ -201,6 +207,195 @@ static const struct file_operations nsim_copy_bench_fops = {
 	.llseek = default_llseek,
 };
 
+/* Longest line the semaphores and events files accept, with its newline. */
+#define NSIM_PRESET_LINE	64
+
+/**
+ * nsim_preset_parse() - parse a line written to the semaphores or events file
+ * @line: "NC IDX VALUE", fields separated by blanks, white space around
+ *	ignored; modified
+ * @nc_count: semaphore blocks of the device (NeuronCores, then TOP_SPs)
+ * @sem: the line names a semaphore (else an event)
+ * @nc: where NC goes: decimal, below @nc_count
+ * @idx: where IDX goes: decimal, below the registers of a NeuronCore
+ * @val: where VALUE goes: decimal up to U32_MAX, or hexadecimal after "0x";
+ *	a semaphore's may also be negative decimal down to S32_MIN, stored as
+ *	its two's complement
+ *
+ * Return: 0, or -EINVAL when @line is anything else.
+ */
+int nsim_preset_parse(char *line, unsigned int nc_count, bool sem,
+		      unsigned int *nc, unsigned int *idx, u32 *val)
+{
+	unsigned int count = sem ? NSIM_NC_SEMS : NSIM_NC_EVENTS, n = 0;
+	char *tok[3], *t;
+	s64 v;
+
+	line = strim(line);
+	while ((t = strsep(&line, " \t")) != NULL) {
+		if (!*t)
+			continue;
+		if (n == ARRAY_SIZE(tok))
+			return -EINVAL;
+		tok[n++] = t;
+	}
+	if (n != ARRAY_SIZE(tok))
+		return -EINVAL;
+
+	if (kstrtouint(tok[0], 10, nc) || *nc >= nc_count ||
+	    kstrtouint(tok[1], 10, idx) || *idx >= count)
+		return -EINVAL;
+	/* Base 16 takes one "0x" off; a second one is garbage. */
+	if (!strncasecmp(tok[2], "0x", 2))
+		return kstrtou32(tok[2], 16, val) ? -EINVAL : 0;
+	if (kstrtos64(tok[2], 10, &v) || v > U32_MAX || v < (sem ? S32_MIN : 0))
+		return -EINVAL;
+	*val = v;
+	return 0;
+}
+EXPORT_SYMBOL_IF_KUNIT(nsim_preset_parse);
+
+/*
+ * semaphores and events: reading lists "NC IDX VALUE" for every non-zero
+ * register, block by block (NeuronCores, then TOP_SPs numbered on from the
+ * core count), a semaphore's value signed, an
+ * event's unsigned; writing such a line presets one register.  Each value
+ * is read atomically; a write racing with the listing shows or not.
+ */
+static int nsim_sems_show(struct seq_file *m, void *v)
+{
+	struct nsim_dev *sd = m->private;
+	unsigned int nc, idx;
+	u32 val;
+
+	for (nc = 0; nc < nsim_sem_blocks(sd->gen); nc++) {
+		for (idx = 0; idx < NSIM_NC_SEMS; idx++) {
+			val = nsim_sem_get(sd, nc, idx);
+			if (val)
+				seq_printf(m, "%u %u %d\n", nc, idx, (s32)val);
+		}
+	}
+	return 0;
+}
+
+static int nsim_events_show(struct seq_file *m, void *v)
+{
+	struct nsim_dev *sd = m->private;
+	unsigned int nc, idx;
+	u32 val;
+
+	for (nc = 0; nc < nsim_sem_blocks(sd->gen); nc++) {
+		for (idx = 0; idx < NSIM_NC_EVENTS; idx++) {
+			val = nsim_reg_get(sd, nsim_event_off(sd->gen, nc, idx));
+			if (val)
+				seq_printf(m, "%u %u %u\n", nc, idx, val);
+		}
+	}
+	return 0;
+}
+
+static ssize_t nsim_preset_write(struct file *file, const char __user *ubuf,
+				 size_t count, bool sem)
+{
+	struct seq_file *m = file->private_data;
+	struct nsim_dev *sd = m->private;
+	char buf[NSIM_PRESET_LINE];
+	unsigned int nc, idx;
+	u32 val;
+	int ret;
+
+	if (count >= sizeof(buf))
+		return -EINVAL;
+	if (copy_from_user(buf, ubuf, count))
+		return -EFAULT;
+	buf[count] = '\0';
+
+	ret = nsim_preset_parse(buf, nsim_sem_blocks(sd->gen), sem, &nc, &idx, &val);
+	if (ret)
+		return ret;
+	if (sem) {
+		nsim_sem_set(sd, nc, idx, val);
+	} else {
+		ret = nsim_reg_set(sd, nsim_event_off(sd->gen, nc, idx), val,
+				   GFP_KERNEL);
+		if (ret)
+			return ret;
+	}
+	return count;
+}
+
+static int nsim_sems_open(struct inode *inode, struct file *file)
+{
+	return single_open(file, nsim_sems_show, inode->i_private);
+}
+
+static ssize_t nsim_sems_write(struct file *file, const char __user *ubuf,
+			       size_t count, loff_t *ppos)
+{
+	return nsim_preset_write(file, ubuf, count, true);
+}
+
+static int nsim_events_open(struct inode *inode, struct file *file)
+{
+	return single_open(file, nsim_events_show, inode->i_private);
+}
+
+static ssize_t nsim_events_write(struct file *file, const char __user *ubuf,
+				 size_t count, loff_t *ppos)
+{
+	return nsim_preset_write(file, ubuf, count, false);
+}
+
+static const struct file_operations nsim_sems_fops = {
+	.owner = THIS_MODULE,
+	.open = nsim_sems_open,
+	.read = seq_read,
+	.write = nsim_sems_write,
+	.llseek = seq_lseek,
+	.release = single_release,
+};
+
+static const struct file_operations nsim_events_fops = {
+	.owner = THIS_MODULE,
+	.open = nsim_events_open,
+	.read = seq_read,
+	.write = nsim_events_write,
+	.llseek = seq_lseek,
+	.release = single_release,
+};
+
+/*
+ * nq_inject: write "BLOCK SLOT WORD [WORD...]" to make the device produce
+ * one entry in the notification queue of that slot (nsim_nq_parse(),
+ * nsim_nq_inject()).  One entry per write().
+ */
+static ssize_t nsim_nq_inject_write(struct file *file, const char __user *ubuf,
+				    size_t count, loff_t *ppos)
+{
+	struct nsim_dev *sd = file->private_data;
+	struct nsim_nq_entry e;
+	char *line;
+	int ret;
+
+	if (count > NSIM_NQ_LINE)
+		return -EINVAL;
+	line = memdup_user_nul(ubuf, count);
+	if (IS_ERR(line))
+		return PTR_ERR(line);
+	ret = nsim_nq_parse(line, sd->gen->bar0_size, &e);
+	kfree(line);
+	if (!ret)
+		ret = nsim_nq_inject(sd, &e);
+	return ret ? ret : count;
+}
+
+static const struct file_operations nsim_nq_inject_fops = {
+	.owner = THIS_MODULE,
+	.open = simple_open,
+	.write = nsim_nq_inject_write,
+	.llseek = noop_llseek,
+};
+
 /**
  * nsim_debugfs_init() - create /sys/kernel/debug/neuron_sim
  */
@@ -236,6 +431,10 @@ void nsim_dev_debugfs_add(struct nsim_dev *sd)
 	debugfs_create_u32("dma_errors", 0400, sd->ddir, &sd->dma_errors);
 	debugfs_create_u64("dma_descs", 0400, sd->ddir, &sd->dma_descs);
 	debugfs_create_u64("dma_bytes", 0400, sd->ddir, &sd->dma_bytes);
+	debugfs_create_file("semaphores", 0600, sd->ddir, sd, &nsim_sems_fops);
+	debugfs_create_file("events", 0600, sd->ddir, sd, &nsim_events_fops);
+	debugfs_create_file("nq_inject", 0200, sd->ddir, sd, &nsim_nq_inject_fops);
+	debugfs_create_u64("nq_injected", 0400, sd->ddir, &sd->nq_injected);
 }
 
 /**

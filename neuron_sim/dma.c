@@ -781,6 +781,66 @@ out:
 }
 
 /**
+ * nsim_dma_ring_write() - write words into a ring, as the device does
+ * @sd: the simulated device
+ * @base: device-view address of the ring
+ * @size: ring size in bytes, a power of two of at least 4 * @n
+ * @pos: byte offset in the ring of the first word, 4-aligned, below @size
+ * @words: the words, written little-endian
+ * @n: how many
+ *
+ * Word k goes to @base + ((@pos + 4k) mod @size).  Every word's address is
+ * resolved as the DMA engines resolve theirs, under the DMA lock, before
+ * anything is written, so a failure writes nothing and device memory cannot
+ * be unmapped while it is written.
+ *
+ * Return: 0; -EINVAL for arguments breaking the rules above; -EFAULT when
+ * an address does not resolve; -ENODEV once the device is stopped.
+ */
+int nsim_dma_ring_write(struct nsim_dev *sd, u64 base, u32 size, u32 pos,
+			const u32 *words, unsigned int n)
+{
+	u32 len, first;
+	u8 *p[2] = { NULL, NULL };
+	unsigned int k;
+	__le32 w;
+	u64 addr;
+	int ret = 0;
+
+	if (!n || n > size / 4 || pos >= size)
+		return -EINVAL;
+	/* The ring end splits the words into two runs: from @pos, and from 0. */
+	len = n * 4;
+	first = min(len, size - pos);
+	if (check_add_overflow(base, (u64)pos, &addr))
+		return -EFAULT;
+	spin_lock(&sd->dma_lock);
+	if (sd->dma_stopped) {
+		ret = -ENODEV;
+		goto out;
+	}
+	p[0] = nsim_dma_resolve(sd, addr, first);
+	if (first < len)
+		p[1] = nsim_dma_resolve(sd, base, len - first);
+	if (!p[0] || (first < len && !p[1])) {
+		ret = -EFAULT;
+		goto out;
+	}
+	for (k = 0; k < n; k++) {
+		w = cpu_to_le32(words[k]);
+		/* memcpy(): a ring's base need not be aligned. */
+		if (k * 4 < first)
+			memcpy(p[0] + k * 4, &w, sizeof(w));
+		else
+			memcpy(p[1] + k * 4 - first, &w, sizeof(w));
+	}
+out:
+	spin_unlock(&sd->dma_lock);
+	return ret;
+}
+EXPORT_SYMBOL_IF_KUNIT(nsim_dma_ring_write);
+
+/**
  * nsim_dma_init() - set up the DMA engine model of a new device
  * @sd: the simulated device
  *

@@ -66,6 +66,12 @@ static const struct nsim_gen nsim_gens[] = {
 		.bar0_size = SZ_1G,
 		.misc_base = 0x30fa0000,
 		.qemu_reset_reg = 0x30647010,
+		.nc_count = 2,
+		.nc_base = 0,
+		.nc_stride = NSIM_NC_STRIDE,
+		.ts_count = 6,
+		.ts_base = 0x10000000,
+		.ts_per_group = 6,
 	},
 	{
 		.name = "v3",
@@ -74,6 +80,13 @@ static const struct nsim_gen nsim_gens[] = {
 		.bar0_size = SZ_4G,
 		.misc_base = 0x06c84000,
 		.qemu_reset_reg = 0x06300010,
+		.nc_count = 8,
+		.nc_base = 0xd0000000,
+		.nc_stride = NSIM_NC_STRIDE,
+		.ts_count = 16,
+		.ts_base = 0xf0000000,
+		.ts_per_group = 8,
+		.ts_group_stride = 0x2800000,
 	},
 	{
 		.name = "v4",
@@ -82,6 +95,13 @@ static const struct nsim_gen nsim_gens[] = {
 		.bar0_size = SZ_4G,
 		.misc_base = 0x06c84000,
 		.qemu_reset_reg = 0x06300010,
+		.nc_count = 8,
+		.nc_base = 0xd0000000,
+		.nc_stride = NSIM_NC_STRIDE,
+		.ts_count = 16,
+		.ts_base = 0xf0000000,
+		.ts_per_group = 8,
+		.ts_group_stride = 0x2800000,
 	},
 };
 
@@ -328,8 +348,12 @@ static int nsim_dev_new(const struct nsim_args *args)
 	sd->pci_device = args->pci_device;
 	sd->revision = args->revision;
 	sd->mem_size = nsim_mem_size;
+	ret = nsim_regs_init(sd, args->fault);
+	if (ret) {
+		kfree(sd);
+		return ret;
+	}
 	mutex_init(&sd->nd_lock);
-	nsim_regs_init(sd, args->fault);
 
 	/* From here on the release function frees sd. */
 	device_initialize(&sd->dev);

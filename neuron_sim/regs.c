@@ -12,15 +12,23 @@
  * 1 to the doorbell (0x800), then polls 0x1ec for 0 and the firmware status
  * (0x808) for its reset-in-progress bit to clear.  The doorbell sets that
  * bit; reset_delay_ms later a work item clears it and then 0x1ec.
+ *
+ * Each NeuronCore's block holds 256 semaphores behind four views (read, set,
+ * add, subtract).  A semaphore's value lives once, in an atomic_t of a
+ * per-device array, so adds and subtracts from several CPUs never lose an
+ * update; the views' offsets never reach the sparse RAM.  The events next
+ * to them are plain registers and stay in the sparse RAM.
  */
 
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 
 #include <linux/jiffies.h>
 #include <linux/kernel.h>
+#include <linux/math64.h>
 #include <linux/mm.h>
 #include <linux/moduleparam.h>
 #include <linux/overflow.h>
+#include <linux/slab.h>
 #include <linux/string.h>
 #include <linux/vmalloc.h>
 
@@ -205,10 +213,181 @@ static bool nsim_in_misc(struct nsim_dev *sd, u64 off, unsigned int *moff)
 	return true;
 }
 
+/**
+ * nsim_reg_get() - value of a sparse BAR 0 register
+ * @sd: the simulated device
+ * @off: BAR 0 offset, 4-byte aligned, outside MiscRAM
+ *
+ * Return: the value stored, 0 if none.
+ */
+u32 nsim_reg_get(struct nsim_dev *sd, u64 off)
+{
+	void *entry = xa_load(&sd->regs, off / 4);
+
+	return entry ? xa_to_value(entry) : 0;
+}
+EXPORT_SYMBOL_IF_KUNIT(nsim_reg_get);
+
+/**
+ * nsim_reg_set() - store a sparse BAR 0 register
+ * @sd: the simulated device
+ * @off: BAR 0 offset, 4-byte aligned, outside MiscRAM
+ * @val: the value; 0 frees the register's entry
+ * @gfp: allocation flags for a new entry; GFP_ATOMIC from the register
+ *	callbacks, which must not sleep
+ *
+ * Return: 0, or a negative errno when no memory could be found for a new
+ * entry (the register then keeps its old value).
+ */
+int nsim_reg_set(struct nsim_dev *sd, u64 off, u32 val, gfp_t gfp)
+{
+	void *old;
+
+	if (!val) {
+		xa_erase(&sd->regs, off / 4);
+		return 0;
+	}
+	old = xa_store(&sd->regs, off / 4, xa_mk_value(val), gfp);
+	return xa_is_err(old) ? xa_err(old) : 0;
+}
+EXPORT_SYMBOL_IF_KUNIT(nsim_reg_set);
+
+/* BAR 0 offset of semaphore block @b's window (events, then the views). */
+static u64 nsim_sem_window(const struct nsim_gen *gen, unsigned int b)
+{
+	unsigned int ts;
+
+	if (b < gen->nc_count)
+		return gen->nc_base + (u64)b * gen->nc_stride + NSIM_NC_EVENT_OFF;
+	ts = b - gen->nc_count;
+	return gen->ts_base + (u64)(ts / gen->ts_per_group) * gen->ts_group_stride +
+	       (u64)(ts % gen->ts_per_group) * NSIM_TS_STRIDE;
+}
+
+/**
+ * nsim_event_off() - BAR 0 offset of an event register
+ * @gen: the generation
+ * @nc: semaphore block (a NeuronCore, then the TOP_SPs), below
+ *	nsim_sem_blocks()
+ * @idx: event, below %NSIM_NC_EVENTS
+ *
+ * Return: the offset.
+ */
+u64 nsim_event_off(const struct nsim_gen *gen, unsigned int nc, unsigned int idx)
+{
+	return nsim_sem_window(gen, nc) + idx * 4;
+}
+EXPORT_SYMBOL_IF_KUNIT(nsim_event_off);
+
+static atomic_t *nsim_sem(struct nsim_dev *sd, unsigned int nc, unsigned int idx)
+{
+	return &sd->sems[nc * NSIM_NC_SEMS + idx];
+}
+
+/**
+ * nsim_sem_get() - value of a semaphore
+ * @sd: the simulated device
+ * @nc: semaphore block, below nsim_sem_blocks()
+ * @idx: semaphore, below %NSIM_NC_SEMS
+ *
+ * Return: the value.
+ */
+u32 nsim_sem_get(struct nsim_dev *sd, unsigned int nc, unsigned int idx)
+{
+	return atomic_read(nsim_sem(sd, nc, idx));
+}
+EXPORT_SYMBOL_IF_KUNIT(nsim_sem_get);
+
+/**
+ * nsim_sem_set() - set a semaphore, as a write to its set view does
+ * @sd: the simulated device
+ * @nc: semaphore block, below nsim_sem_blocks()
+ * @idx: semaphore, below %NSIM_NC_SEMS
+ * @val: the new value
+ */
+void nsim_sem_set(struct nsim_dev *sd, unsigned int nc, unsigned int idx, u32 val)
+{
+	atomic_set(nsim_sem(sd, nc, idx), val);
+}
+EXPORT_SYMBOL_IF_KUNIT(nsim_sem_set);
+
+/* The semaphore block whose views hold @off, and @off's offset in them. */
+static bool nsim_sem_block(const struct nsim_gen *gen, u64 off, unsigned int *b, u32 *rel)
+{
+	const u32 views = NSIM_SEM_VIEWS * NSIM_NC_SEM_VIEW_SIZE;
+	const u32 start = NSIM_NC_SEM_OFF - NSIM_NC_EVENT_OFF;
+	u64 n, g;
+	u32 r;
+
+	if (gen->nc_count && off >= gen->nc_base) {
+		n = div_u64_rem(off - gen->nc_base, gen->nc_stride, &r);
+		if (n < gen->nc_count && r >= NSIM_NC_SEM_OFF && r - NSIM_NC_SEM_OFF < views) {
+			*b = n;
+			*rel = r - NSIM_NC_SEM_OFF;
+			return true;
+		}
+	}
+	if (!gen->ts_count || off < gen->ts_base)
+		return false;
+	for (g = 0; g * gen->ts_per_group < gen->ts_count; g++) {
+		u64 base = gen->ts_base + g * gen->ts_group_stride;
+
+		if (off < base)
+			break;
+		n = div_u64_rem(off - base, NSIM_TS_STRIDE, &r);
+		if (n >= gen->ts_per_group || g * gen->ts_per_group + n >= gen->ts_count)
+			continue;
+		if (r >= start && r - start < views) {
+			*b = gen->nc_count + g * gen->ts_per_group + n;
+			*rel = r - start;
+			return true;
+		}
+		return false;
+	}
+	return false;
+}
+
+/*
+ * Whether @off is in one of the semaphore views of a NeuronCore or a
+ * TOP_SP; if so the semaphore is returned and its view goes to @view.
+ */
+static atomic_t *nsim_sem_decode(struct nsim_dev *sd, u64 off,
+				 enum nsim_sem_view *view)
+{
+	unsigned int b;
+	u32 rel;
+
+	if (!nsim_sem_block(sd->gen, off, &b, &rel))
+		return NULL;
+	*view = rel / NSIM_NC_SEM_VIEW_SIZE;
+	return nsim_sem(sd, b, rel % NSIM_NC_SEM_VIEW_SIZE / 4);
+}
+
+/*
+ * A write to a semaphore view.  atomic_add() and atomic_sub() wrap modulo
+ * 2^32, as the hardware's signed arithmetic does.
+ */
+static void nsim_sem_write(atomic_t *sem, enum nsim_sem_view view, u32 val)
+{
+	switch (view) {
+	case NSIM_SEM_ADD:
+		atomic_add(val, sem);
+		break;
+	case NSIM_SEM_SUB:
+		atomic_sub(val, sem);
+		break;
+	default:
+		/* The read view acts as the set view. */
+		atomic_set(sem, val);
+		break;
+	}
+}
+
 static u32 nsim_bar0_read(struct nsim_dev *sd, u64 off)
 {
+	enum nsim_sem_view view;
 	unsigned int moff;
-	void *entry;
+	atomic_t *sem;
 	u32 val;
 
 	if (off >= sd->gen->bar0_size)
@@ -217,17 +396,21 @@ static u32 nsim_bar0_read(struct nsim_dev *sd, u64 off)
 		return nsim_misc_read(sd, moff);
 	if (off == sd->gen->qemu_reset_reg)
 		return 0;
+	sem = nsim_sem_decode(sd, off, &view);
+	if (sem)
+		return atomic_read(sem);
 	if (nsim_dma_read(sd, off, &val))
 		return val;
 
-	entry = xa_load(&sd->regs, off / 4);
-	return entry ? xa_to_value(entry) : 0;
+	return nsim_reg_get(sd, off);
 }
 
 static void nsim_bar0_write(struct nsim_dev *sd, u64 off, u32 val)
 {
+	enum nsim_sem_view view;
 	unsigned int moff;
-	void *old;
+	atomic_t *sem;
+	int ret;
 
 	if (off >= sd->gen->bar0_size)
 		return;
@@ -237,16 +420,16 @@ static void nsim_bar0_write(struct nsim_dev *sd, u64 off, u32 val)
 	}
 	if (off == sd->gen->qemu_reset_reg)
 		return;
-
-	if (!val) {
-		xa_erase(&sd->regs, off / 4);
-	} else {
-		old = xa_store(&sd->regs, off / 4, xa_mk_value(val), GFP_ATOMIC);
-		if (xa_is_err(old))
-			dev_warn_ratelimited(&sd->dev,
-					     "register 0x%llx: write dropped (%d)\n",
-					     off, xa_err(old));
+	sem = nsim_sem_decode(sd, off, &view);
+	if (sem) {
+		nsim_sem_write(sem, view, val);
+		return;
 	}
+
+	ret = nsim_reg_set(sd, off, val, GFP_ATOMIC);
+	if (ret)
+		dev_warn_ratelimited(&sd->dev, "register 0x%llx: write dropped (%d)\n",
+				     off, ret);
 	/* DMA registers that act (doorbells, queue reset, state) */
 	nsim_dma_write(sd, off, val);
 }
@@ -351,7 +534,10 @@ static int nsim_mmap_bar(void *ctx, unsigned int bar, u64 off, struct vm_area_st
 	u64 end;
 	int ret;
 
-	if (bar != NSIM_BAR_MEM || !sd->mem || !PAGE_ALIGNED(off) ||
+	/* The register BAR is a model, not memory: it has no pages to map. */
+	if (bar != NSIM_BAR_MEM)
+		return -EOPNOTSUPP;
+	if (!sd->mem || !PAGE_ALIGNED(off) ||
 	    check_add_overflow(off, (u64)len, &end) || end > sd->mem_size)
 		return -EINVAL;
 	for (addr = 0; addr < len; addr += PAGE_SIZE) {
@@ -380,25 +566,35 @@ static void nsim_unmap_bar(void *ctx, unsigned int bar, struct neuron_bar *b)
 
 /**
  * nsim_regs_init() - set up the register state of a new device
- * @sd: the simulated device; @id, @rid and @gen already set
+ * @sd: the simulated device, zeroed; @id, @rid and @gen already set
  * @fault: fault switch position from creation on
  *
- * Allocates nothing: the sparse registers and BAR 4 grow on use.
+ * Allocates the semaphores (1 KiB per NeuronCore); the sparse registers
+ * and BAR 4 grow on use.  On failure nothing is left to undo.
+ *
+ * Return: 0, or -ENOMEM.
  */
-void nsim_regs_init(struct nsim_dev *sd, enum nsim_fault fault)
+int nsim_regs_init(struct nsim_dev *sd, enum nsim_fault fault)
 {
 	u64 serial = NSIM_SERIAL_BASE | ((u64)sd->gen->gen << 16) | sd->id;
+
+	sd->sems = kcalloc(nsim_sem_blocks(sd->gen) * NSIM_NC_SEMS, sizeof(*sd->sems),
+			   GFP_KERNEL);
+	if (!sd->sems)
+		return -ENOMEM;
 
 	spin_lock_init(&sd->lock);
 	xa_init(&sd->regs);
 	INIT_DELAYED_WORK(&sd->reset_work, nsim_reset_work);
 	nsim_dma_init(sd);
+	mutex_init(&sd->nq_lock);
 
 	sd->fault = fault;
 	*nsim_misc(sd, NSIM_MISC_API_VERSION) = NSIM_FW_API_VERSION;
 	*nsim_misc(sd, NSIM_MISC_ROUTING_ID) = sd->rid;
 	*nsim_misc(sd, NSIM_MISC_SERIAL_LO) = lower_32_bits(serial);
 	*nsim_misc(sd, NSIM_MISC_SERIAL_HI) = upper_32_bits(serial);
+	return 0;
 }
 EXPORT_SYMBOL_IF_KUNIT(nsim_regs_init);
 
@@ -441,5 +637,8 @@ void nsim_regs_fini(struct nsim_dev *sd)
 	vfree(sd->mem);
 	sd->mem = NULL;
 	xa_destroy(&sd->regs);
+	kfree(sd->sems);
+	sd->sems = NULL;
+	mutex_destroy(&sd->nq_lock);
 }
 EXPORT_SYMBOL_IF_KUNIT(nsim_regs_fini);

@@ -5,7 +5,8 @@
  * A simulated device is a struct device on the neuron_sim bus that hands
  * the core a struct neuron_bus_desc whose register callbacks are served by
  * regs.c.  main.c owns the bus, the device lifetime and sysfs; debugfs.c the
- * fault switches.
+ * fault switches; dma.c the DMA engines; nq.c the notification-queue
+ * injector.
  */
 #ifndef _NEURON_SIM_H
 #define _NEURON_SIM_H
@@ -50,6 +51,68 @@
 /* Serial number: "SIM" in the top bytes, then generation and device id. */
 #define NSIM_SERIAL_BASE	0x53494d0000000000ULL
 
+/*
+ * NeuronCore register blocks: NeuronCore n's block starts at BAR 0 offset
+ * nc_base + n * nc_stride (struct nsim_gen).  Inside it, 256 event
+ * registers, then 256 semaphores seen through four views of 0x400 bytes
+ * each: read, set, add and subtract.
+ */
+#define NSIM_NC_STRIDE		0x4000000
+#define NSIM_NC_EVENTS		256
+#define NSIM_NC_SEMS		256
+#define NSIM_NC_EVENT_OFF	0x2700000
+#define NSIM_NC_SEM_OFF		0x2701000
+#define NSIM_NC_SEM_VIEW_SIZE	(NSIM_NC_SEMS * 4)
+
+/**
+ * enum nsim_sem_view - the four windows onto the semaphores, in BAR order
+ * @NSIM_SEM_READ: reads the value; a write sets it
+ * @NSIM_SEM_SET: a write sets the value
+ * @NSIM_SEM_ADD: a write adds to the value
+ * @NSIM_SEM_SUB: a write subtracts from the value
+ * @NSIM_SEM_VIEWS: number of views
+ *
+ * Every view reads the current value.  Arithmetic wraps modulo 2^32.
+ */
+enum nsim_sem_view {
+	NSIM_SEM_READ,
+	NSIM_SEM_SET,
+	NSIM_SEM_ADD,
+	NSIM_SEM_SUB,
+	NSIM_SEM_VIEWS,
+};
+
+/*
+ * Notification queues: a notific block in BAR 0 holds %NSIM_NQ_SLOTS queue
+ * slots of %NSIM_NQ_SLOT_SIZE bytes from %NSIM_NQ_SLOT_OFF on; a slot's
+ * registers are plain sparse RAM the driver programs and the simulator reads.
+ */
+#define NSIM_NQ_SLOTS		96
+#define NSIM_NQ_SLOT_OFF	0x100
+#define NSIM_NQ_SLOT_SIZE	0x28
+#define NSIM_NQ_BASE_LO		0x0
+#define NSIM_NQ_BASE_HI		0x4
+#define NSIM_NQ_SIZE		0x8
+#define NSIM_NQ_HEAD		0xc
+/* Words one injected entry has at most. */
+#define NSIM_NQ_MAX_WORDS	64
+/* Longest write the nq_inject debugfs file accepts. */
+#define NSIM_NQ_LINE		1024
+
+/**
+ * struct nsim_nq_entry - an entry to inject into a notification queue
+ * @block: BAR 0 offset of the notific block
+ * @slot: queue slot in it, below %NSIM_NQ_SLOTS
+ * @nwords: words of the entry, 1 to %NSIM_NQ_MAX_WORDS
+ * @words: the entry, written little-endian
+ */
+struct nsim_nq_entry {
+	u64 block;
+	unsigned int slot;
+	unsigned int nwords;
+	u32 words[NSIM_NQ_MAX_WORDS];
+};
+
 /**
  * enum nsim_fault - fault switch of one simulated device
  * @NSIM_FAULT_NONE: behave
@@ -76,6 +139,13 @@ enum nsim_fault {
  * @misc_base: offset of MiscRAM in the register BAR
  * @qemu_reset_reg: register the qemu-revision reset path writes and polls
  *	for 0; it always reads 0 here
+ * @nc_count: NeuronCores
+ * @nc_base: BAR 0 offset of NeuronCore 0's register block
+ * @nc_stride: distance between the blocks of consecutive NeuronCores
+ * @ts_count: TOP_SPs
+ * @ts_base: BAR 0 offset of TOP_SP 0's block
+ * @ts_per_group: TOP_SPs per group (their blocks @ts_stride apart)
+ * @ts_group_stride: distance between groups of TOP_SPs
  */
 struct nsim_gen {
 	const char *name;
@@ -84,7 +154,30 @@ struct nsim_gen {
 	u64 bar0_size;
 	u64 misc_base;
 	u64 qemu_reset_reg;
+	unsigned int nc_count;
+	u64 nc_base;
+	u32 nc_stride;
+	unsigned int ts_count;
+	u64 ts_base;
+	unsigned int ts_per_group;
+	u64 ts_group_stride;
 };
+
+/*
+ * TOP_SP blocks are 4 MiB apart within a group; each starts with the same
+ * 8 KiB window as a NeuronCore's at NSIM_NC_EVENT_OFF: events, then the
+ * semaphores' four views.
+ */
+#define NSIM_TS_STRIDE		0x400000
+
+/*
+ * Semaphore blocks: 0 .. nc_count - 1 are the NeuronCores, the next
+ * ts_count the TOP_SPs.
+ */
+static inline unsigned int nsim_sem_blocks(const struct nsim_gen *gen)
+{
+	return gen->nc_count + gen->ts_count;
+}
 
 /**
  * struct nsim_dev - one simulated device
@@ -106,6 +199,8 @@ struct nsim_gen {
  * @reset_work: finishes a reset @reset_delay_ms after the doorbell
  * @regs: BAR 0 outside MiscRAM: register index (offset / 4) to value, only
  *	non-zero values stored; the xarray's own lock serialises updates
+ * @sems: the semaphores, @gen->nc_count * %NSIM_NC_SEMS of them, NeuronCore
+ *	by NeuronCore; atomic, so concurrent adds and subtracts lose nothing
  * @mem: BAR 4 RAM while BAR 4 is mapped, else NULL; set and cleared under
  *	@dma_lock as well, so the DMA engines never see it go away
  * @mem_size: size of @mem
@@ -121,6 +216,9 @@ struct nsim_gen {
  * @dma_bytes: bytes copied so far (debugfs)
  * @bench_size: bytes of the last copy_bench run, negative into the device (debugfs)
  * @bench_ns: its time
+ * @nq_lock: serialises notification-queue injections: protects the
+ *	read-modify-write of the slots' head registers and @nq_injected
+ * @nq_injected: entries injected into notification queues (debugfs)
  * @ddir: debugfs directory
  */
 struct nsim_dev {
@@ -146,6 +244,8 @@ struct nsim_dev {
 	struct delayed_work reset_work;
 
 	struct xarray regs;
+	/* no lock: every semaphore is an atomic_t */
+	atomic_t *sems;
 
 	void *mem;
 	size_t mem_size;
@@ -166,11 +266,18 @@ struct nsim_dev {
 	s64 bench_size;
 	u64 bench_ns;
 
+	/*
+	 * serialises notification-queue injections: protects the
+	 * read-modify-write of the slots' head registers and nq_injected
+	 */
+	struct mutex nq_lock;
+	u64 nq_injected;
+
 	struct dentry *ddir;
 };
 
 /* regs.c */
-void nsim_regs_init(struct nsim_dev *sd, enum nsim_fault fault);
+int nsim_regs_init(struct nsim_dev *sd, enum nsim_fault fault);
 void nsim_regs_fill_desc(struct nsim_dev *sd, struct neuron_bus_desc *desc);
 void nsim_regs_stop(struct nsim_dev *sd);
 void nsim_regs_fini(struct nsim_dev *sd);
@@ -178,6 +285,11 @@ const char *nsim_fault_name(enum nsim_fault fault);
 int nsim_fault_parse(const char *s, enum nsim_fault *fault);
 enum nsim_fault nsim_fault_get(struct nsim_dev *sd);
 void nsim_fault_set(struct nsim_dev *sd, enum nsim_fault fault);
+u32 nsim_reg_get(struct nsim_dev *sd, u64 off);
+int nsim_reg_set(struct nsim_dev *sd, u64 off, u32 val, gfp_t gfp);
+u64 nsim_event_off(const struct nsim_gen *gen, unsigned int nc, unsigned int idx);
+u32 nsim_sem_get(struct nsim_dev *sd, unsigned int nc, unsigned int idx);
+void nsim_sem_set(struct nsim_dev *sd, unsigned int nc, unsigned int idx, u32 val);
 
 /* dma.c */
 void nsim_dma_init(struct nsim_dev *sd);
@@ -188,11 +300,19 @@ bool nsim_dma_read(struct nsim_dev *sd, u64 off, u32 *val);
 void nsim_dma_set_fault(struct nsim_dev *sd, bool stall, bool on);
 bool nsim_dma_get_fault(struct nsim_dev *sd, bool stall);
 int nsim_dma_copy_bench(struct nsim_dev *sd, u64 size, bool to_dev, u64 *ns);
+int nsim_dma_ring_write(struct nsim_dev *sd, u64 base, u32 size, u32 pos,
+			const u32 *words, unsigned int n);
+
+/* nq.c */
+int nsim_nq_parse(char *line, u64 bar0_size, struct nsim_nq_entry *e);
+int nsim_nq_inject(struct nsim_dev *sd, const struct nsim_nq_entry *e);
 
 /* debugfs.c */
 void nsim_debugfs_init(void);
 void nsim_debugfs_exit(void);
 void nsim_dev_debugfs_add(struct nsim_dev *sd);
 void nsim_dev_debugfs_del(struct nsim_dev *sd);
+int nsim_preset_parse(char *line, unsigned int nc_count, bool sem,
+		      unsigned int *nc, unsigned int *idx, u32 *val);
 
 #endif /* _NEURON_SIM_H */

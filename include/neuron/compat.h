@@ -67,6 +67,13 @@ static inline void neuron_vm_flags_clear(struct vm_area_struct *vma, unsigned lo
 }
 #endif
 
+/* Class attribute callbacks take const class and attribute since 6.4. */
+#if LINUX_VERSION_CODE >= KERNEL_VERSION(6, 4, 0)
+#define NEURON_CLASS_CONST	const
+#else
+#define NEURON_CLASS_CONST
+#endif
+
 /*
  * KUnit static stubs (6.3): a function that starts with
  * KUNIT_STATIC_STUB_REDIRECT() can be replaced by a test.  Before 6.3 the

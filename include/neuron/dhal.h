@@ -28,6 +28,25 @@ struct neuron_udma_gen;
 /* Most HBM regions any generation has. */
 #define NEURON_MAX_HBM		4
 
+/* A &neuron_dhal_topology table entry for no link. */
+#define NEURON_NO_LINK	0xff
+
+/**
+ * struct neuron_dhal_topology - how the devices of a host are linked, for
+ * one count of devices present
+ * @devices: the count the table is for; with @periodic, its period
+ * @periodic: the table applies when the count is a multiple of @devices:
+ *	device d uses row d % @devices, each link offset by d - d % @devices
+ * @links: columns of the table
+ * @table: @devices rows of @links device indices (NEURON_NO_LINK: none)
+ */
+struct neuron_dhal_topology {
+	u8 devices;
+	bool periodic;
+	u8 links;
+	const u8 *table;
+};
+
 /**
  * struct neuron_dhal_arch - identity of one PCI device id
  * @pci_device: PCI device id (vendor is always 0x1d0f)
@@ -35,6 +54,8 @@ struct neuron_udma_gen;
  * @nc_arch_type: arch_type of each NeuronCore ("NCv2")
  * @instance_type: sysfs info/architecture/instance_type ("Trn1")
  * @device_name: sysfs info/architecture/device_name ("Trainium1")
+ * @topology: the device's links, by count of devices present
+ * @n_topology: entries in @topology
  */
 struct neuron_dhal_arch {
 	u16 pci_device;
@@ -42,6 +63,8 @@ struct neuron_dhal_arch {
 	const char *nc_arch_type;
 	const char *instance_type;
 	const char *device_name;
+	const struct neuron_dhal_topology *topology;
+	unsigned int n_topology;
 };
 
 /**
@@ -54,6 +77,10 @@ struct neuron_dhal_arch {
  * @nc_map: bitmap of NeuronCores present
  * @dice: dies per device
  * @ts_count: TOP_SP (sequencer) blocks per device
+ * @nc_block_base: offset in @apb_bar of NeuronCore 0's block (events,
+ *	semaphores); core n's is at @nc_block_base + n * @nc_block_stride
+ * @nc_block_stride: distance between core blocks; 0 when the generation
+ *	has none user space may reach
  *
  * The DMA engines' geometry is in &neuron_dhal.udma.
  */
@@ -66,6 +93,8 @@ struct neuron_dhal_layout {
 	u32 nc_map;
 	u32 dice;
 	u32 ts_count;
+	u64 nc_block_base;
+	u64 nc_block_stride;
 };
 
 /**
@@ -129,6 +158,43 @@ struct neuron_dhal_nc_location {
 };
 
 /**
+ * struct neuron_dhal_resource - a family of special resources user space
+ * may map (NEURON_IOCTL_RESOURCE_MMAP_INFO, then mmap() at its offset)
+ * @block: enum neuron_dm_block_type
+ * @resource: enum neuron_dm_resource_type
+ * @count: blocks of this kind (block ids 0 .. @count - 1); 0 for the
+ *	device's HBM count
+ * @per_group: blocks per group (ids id / @per_group, id % @per_group)
+ * @rdonly: mapped read-only
+ * @hbm: the offset of block n is HBM n's base and the size its usable
+ *	size (&neuron_dhal_mem), not @offset and @size
+ * @bar: BAR the resource is in
+ * @offset: mmap offset of block 0's resource
+ * @stride: distance between blocks of a group, in mmap offsets
+ * @group_stride: distance between groups, in mmap offsets
+ * @size: bytes
+ * @bar_offset: offset of block 0's resource in @bar
+ * @bar_stride: distance between blocks of a group in @bar
+ * @bar_group_stride: distance between groups in @bar
+ */
+struct neuron_dhal_resource {
+	u8 block;
+	u8 resource;
+	u8 count;
+	u8 per_group;
+	bool rdonly;
+	bool hbm;
+	u8 bar;
+	u64 offset;
+	u64 stride;
+	u64 group_stride;
+	u64 size;
+	u64 bar_offset;
+	u64 bar_stride;
+	u64 bar_group_stride;
+};
+
+/**
  * struct neuron_dhal_user - what a generation lets user space reach directly
  * @reg_windows: the only ranges of the register BAR that
  *	NEURON_IOCTL_BAR_READ and NEURON_IOCTL_BAR_WRITE accept, each with the
@@ -138,12 +204,39 @@ struct neuron_dhal_nc_location {
  * @nc_map: logical-to-physical NeuronCore numbering of a full host, indexed
  *	by logical core; NULL when the generation has none
  * @nc_map_entries: entries in @nc_map
+ * @resources: the special resources user space may map
+ * @n_resources: entries in @resources
  */
 struct neuron_dhal_user {
 	const struct neuron_dhal_reg_window *reg_windows;
 	unsigned int n_reg_windows;
 	const struct neuron_dhal_nc_location *nc_map;
 	unsigned int nc_map_entries;
+	const struct neuron_dhal_resource *resources;
+	unsigned int n_resources;
+};
+
+/**
+ * struct neuron_dhal_nq - where notification queues are programmed
+ * @nc_base: per NeuronCore, offset in the register BAR of its notific
+ *	block (queue slot i's registers at +0x100 + i * 0x28)
+ * @ts_base: offset of TOP_SP 0's notific block
+ * @ts_stride: distance between the blocks of one group of TOP_SPs
+ * @ts_per_group: TOP_SPs per group
+ * @ts_group_stride: distance between groups
+ * @trace_base: per NeuronCore, offset of the notific block of its DMA
+ *	engine 0, which carries the engine's trace-DMA queue in slot 0; NULL
+ *	when the generation's engine blocks are not known
+ * @trace_stride: distance between the engines' blocks
+ */
+struct neuron_dhal_nq {
+	const u64 *nc_base;
+	u64 ts_base;
+	u64 ts_stride;
+	u32 ts_per_group;
+	u64 ts_group_stride;
+	const u64 *trace_base;
+	u64 trace_stride;
 };
 
 /**
@@ -159,6 +252,7 @@ struct neuron_dhal_user {
  * @user: what user space may reach directly; NULL for nothing
  * @udma: where the DMA engines are and the generation's engine settings
  *	(include/neuron/udma.h); NULL when the generation has no DMA support
+ * @nq: notification-queue blocks; NULL when queues are not supported
  */
 struct neuron_dhal {
 	struct module *owner;
@@ -171,6 +265,7 @@ struct neuron_dhal {
 	const struct neuron_dhal_fw *fw;
 	const struct neuron_dhal_user *user;
 	const struct neuron_udma_gen *udma;
+	const struct neuron_dhal_nq *nq;
 };
 
 /**

@@ -79,6 +79,8 @@ struct neuron_mem_hold {
  * @region: region within the channel (only 0 exists)
  * @nc_id: core it is accounted to
  * @mem_type: category (mem_alloc_category_t)
+ * @driver: a chunk the driver keeps for the caller, without a handle
+ *	(neuron_core only: datastores, notification queues)
  */
 struct neuron_mem_request {
 	u64 size;
@@ -88,6 +90,7 @@ struct neuron_mem_request {
 	u32 region;
 	u32 nc_id;
 	u32 mem_type;
+	bool driver;
 };
 
 int neuron_mem_alloc(struct neuron_device *nd, const struct neuron_mem_request *req,

@@ -47,6 +47,9 @@ enum neuron_plane_id {
 	NEURON_PLANES,
 };
 
+/* Datastore entries per device (the reference's count). */
+#define NEURON_DS_ENTRIES	16
+
 /* Alias of a plane's module, by its &neuron_plane.name ("neuron-plane-dma"). */
 #define NEURON_PLANE_ALIAS_FMT	"neuron-plane-%s"
 #define NEURON_PLANE_ALIAS(name)	MODULE_ALIAS("neuron-plane-" name)
@@ -58,6 +61,8 @@ enum neuron_plane_id {
  * @node: entry in the device's list of open files (core private)
  * @mapping: the address space the file's mappings are in (core private:
  *	zapped when the device goes)
+ * @ds_grant: per datastore entry, the generation of the entry this file
+ *	acquired by pid and may map read-only; 0 for none (core private)
  * @plane: per plane, the plane's state for this file, or NULL; a plane
  *	sets its own entry from its handlers (with cmpxchg(), as two calls
  *	on one file may race) and gets it back in
@@ -68,6 +73,7 @@ struct neuron_file {
 	struct pid *tgid;
 	struct list_head node;
 	struct address_space *mapping;
+	u32 ds_grant[NEURON_DS_ENTRIES];
 	void *plane[NEURON_PLANES];
 };
 

@@ -18,7 +18,7 @@
 #include <neuron/dhal.h>
 #include <neuron/udma.h>
 
-#include "../sim.h"
+#include "nsim_kunit.h"
 #include "../../neuron_udma/udma_priv.h"
 
 #define HOST_BIT	BIT_ULL(46)
@@ -31,15 +31,6 @@
 #define MARKER_OFF	(3 * PAGE_SIZE)
 /* HBM 1 of v3, which the simulator maps at a quarter of BAR 4. */
 #define HBM1		0x4000000000ULL
-
-static const struct nsim_gen test_gen = {
-	.name = "v3",
-	.gen = 3,
-	.pci_device = 0x7364,
-	.bar0_size = SZ_4G,
-	.misc_base = 0x06c84000,
-	.qemu_reset_reg = 0x06300010,
-};
 
 /**
  * struct sim_ctx - one test's device and buffers
@@ -71,14 +62,6 @@ static void sim_wr(const struct neuron_udma_engine *eng, u64 off, u32 val)
 	c->sd->desc.reg_ops->write32(c->sd, eng->bar, eng->base + off, val);
 }
 
-static void sim_dev_release(struct device *dev)
-{
-	struct nsim_dev *sd = container_of(dev, struct nsim_dev, dev);
-
-	nsim_regs_fini(sd);
-	kfree(sd);
-}
-
 /* Device-view address of @off in the host buffer. */
 static u64 hv(struct sim_ctx *c, size_t off)
 {
@@ -89,30 +72,12 @@ static int sim_test_init(struct kunit *test)
 {
 	struct neuron_udma_ring_cfg m2s, s2m;
 	struct sim_ctx *c;
-	struct nsim_dev *sd;
 
 	c = kunit_kzalloc(test, sizeof(*c), GFP_KERNEL);
 	KUNIT_ASSERT_NOT_NULL(test, c);
-	sd = kzalloc(sizeof(*sd), GFP_KERNEL);
-	KUNIT_ASSERT_NOT_NULL(test, sd);
-	sd->id = 63;
-	sd->rid = 63;
-	sd->gen = &test_gen;
-	sd->mem_size = SZ_1M;
-	nsim_regs_init(sd, NSIM_FAULT_NONE);
-	device_initialize(&sd->dev);
-	sd->dev.release = sim_dev_release;
-	c->sd = sd;
 	test->priv = c;
-	KUNIT_ASSERT_EQ(test, dev_set_name(&sd->dev, "neuron_sim_kunit"), 0);
-	KUNIT_ASSERT_EQ(test, dma_coerce_mask_and_coherent(&sd->dev, DMA_BIT_MASK(64)), 0);
-	nsim_regs_fill_desc(sd, &sd->desc);
-	KUNIT_ASSERT_EQ(test, sd->desc.map_bar(sd, NSIM_BAR_MEM, false, &c->bar4), 0);
-
-	c->buf = kzalloc(BUF_SIZE, GFP_KERNEL);
-	KUNIT_ASSERT_NOT_NULL(test, c->buf);
-	c->dma = dma_map_single(&sd->dev, c->buf, BUF_SIZE, DMA_BIDIRECTIONAL);
-	KUNIT_ASSERT_FALSE(test, dma_mapping_error(&sd->dev, c->dma));
+	nsim_kunit_dma_dev(test, &nsim_kunit_gen_v3, 63, "neuron_sim_kunit", &c->sd, &c->bar4);
+	nsim_kunit_host_buf(test, c->sd, BUF_SIZE, &c->buf, &c->dma);
 
 	kunit_activate_static_stub(test, neuron_udma_rd, sim_rd);
 	kunit_activate_static_stub(test, neuron_udma_wr, sim_wr);
@@ -133,15 +98,8 @@ static void sim_test_exit(struct kunit *test)
 {
 	struct sim_ctx *c = test->priv;
 
-	if (!c || !c->sd)
-		return;
-	if (c->buf) {
-		if (c->dma)
-			dma_unmap_single(&c->sd->dev, c->dma, BUF_SIZE, DMA_BIDIRECTIONAL);
-		kfree(c->buf);
-	}
-	nsim_regs_stop(c->sd);
-	put_device(&c->sd->dev);
+	if (c)
+		nsim_kunit_dma_dev_put(c->sd, c->buf, c->dma, BUF_SIZE);
 }
 
 /* Queue a copy and its marker, ring the doorbell; whether the marker landed. */
@@ -272,7 +230,7 @@ static struct kunit_suite sim_dma_suite = {
 
 kunit_test_suite(sim_dma_suite);
 
-MODULE_DESCRIPTION("KUnit tests for the neuron_sim DMA engines");
+MODULE_DESCRIPTION("KUnit tests for the neuron_sim register model, DMA engines and notification queues");
 MODULE_LICENSE("GPL");
 NEURON_IMPORT_TESTS_NS();
 MODULE_IMPORT_NS(NEURON_NS);

@@ -36,6 +36,7 @@
 #include "kselftest_harness.h"
 #include "neuron_test.h"
 #include "neuron_mem.h"
+#include "neuron_state.h"
 
 #define SETTLE_MS	20000
 /* Simulator id of the device under test: its routing id and index. */
@@ -152,21 +153,6 @@ static int dstats_read(struct dstats *s)
 static int set_timeout(int ms)
 {
 	return nt_write(DMA_TIMEOUT, "%d", ms);
-}
-
-/* Wait up to @ms for the counters to equal @want; whether they did. */
-static int mcount_reach(int index, const struct mcount *want, long ms)
-{
-	long end = nt_now_ms() + ms;
-	struct mcount got;
-
-	for (;;) {
-		if (!mcount_read(index, &got) && !memcmp(&got, want, sizeof(got)))
-			return 1;
-		if (nt_now_ms() > end)
-			return 0;
-		usleep(20000);
-	}
 }
 
 /* MEM_COPY (32-bit size and offsets) or MEM_COPY64. */
@@ -1494,20 +1480,6 @@ static __u32 claim(struct __test_metadata *_metadata, int fd, __u32 nc, __u32 co
 	return a.copy_queue_bmap;
 }
 
-/* NC_RESET of the cores in @map, and its wait: 0, or what failed. */
-static long core_reset(int fd, __u32 map)
-{
-	struct neuron_ioctl_device_reset rs = { .nc_map = map };
-	struct neuron_ioctl_device_ready rd = { .result = -7 };
-	long ret = xioctl(fd, NEURON_IOCTL_NC_RESET, &rs);
-
-	if (ret)
-		return ret;
-	rd.request_id = rs.request_id;
-	ret = xioctl(fd, NEURON_IOCTL_NC_RESET_READY, &rd);
-	return ret ? ret : rd.result;
-}
-
 /* Random bytes to @t at @off through queue @qid and back through @back. */
 static void zc_round(struct __test_metadata *_metadata, struct dma_self *self,
 		     struct tchunk *t, int qid, int back)
@@ -1688,7 +1660,7 @@ TEST_F_TIMEOUT(dma, copy_queues, 300)
 	EXPECT_EQ(-EINVAL, xioctl(self->fd, NEURON_IOCTL_GET_ASYNC_H2T_DMA_COMPL_QUEUES, &cq));
 
 	/* A reset of core 0 ends its claims (all of its engine's); the last core keeps its. */
-	ASSERT_EQ(0, core_reset(self->fd, 1));
+	ASSERT_EQ(0, reset_cores(self->fd, 1));
 	EXPECT_EQ(-ENOENT, zerocopy(self->fd, d.h, d.shadow, 64, 0, 1, __builtin_ctz(mine)));
 	EXPECT_EQ(-EINVAL, h2t_free(self->fd, 0, mine));
 	EXPECT_EQ(-EINVAL, h2t_free(self->fd, 0, rest));
@@ -2508,17 +2480,6 @@ static long scrub_wait(int fd, __u32 nc, __u32 hbm)
 	struct neuron_ioctl_hbm_scrub_wait a = { .nc_id = nc, .hbm_index = hbm };
 
 	return xioctl(fd, NEURON_IOCTL_HBM_SCRUB_WAIT, &a);
-}
-
-/* 32-bit words of [@p, @p + @len) that are not @pat. */
-static size_t not_pattern(const void *p, size_t len, __u32 pat)
-{
-	const __u32 *w = p;
-	size_t i, bad = 0;
-
-	for (i = 0; i < len / 4; i++)
-		bad += w[i] != pat;
-	return bad;
 }
 
 /* A child: another process's HBM_SCRUB_WAIT finds nothing of its own. */

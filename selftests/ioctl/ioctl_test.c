@@ -19,6 +19,7 @@
 #include "kselftest_harness.h"
 #include "neuron_test.h"
 #include "neuron_mem.h"
+#include "neuron_state.h"
 
 #define SETTLE_MS	20000
 /* Simulator id of the device under test: its routing id and index. */
@@ -89,30 +90,30 @@ static const struct cmd cmds[] = {
 	IMPL(NEURON_IOCTL_DMA_COPY_DESCRIPTORS, G_ATT, EFAULT),
 	IMPL(NEURON_IOCTL_DMA_COPY_DESCRIPTORS64, G_ATT, EFAULT),
 	IMPL(NEURON_IOCTL_DMA_DESCRIPTOR_COPYOUT, G_ATT, EFAULT),
-	TODO(NEURON_IOCTL_SEMAPHORE_INCREMENT, G_ATT),
-	TODO(NEURON_IOCTL_SEMAPHORE_DECREMENT, G_ATT),
-	TODO(NEURON_IOCTL_SEMAPHORE_READ, G_ATT),
-	TODO(NEURON_IOCTL_SEMAPHORE_WRITE, G_ATT),
-	TODO(NEURON_IOCTL_EVENT_SET, G_ATT),
-	TODO(NEURON_IOCTL_EVENT_GET, G_ATT),
-	TODO(NEURON_IOCTL_NOTIFICATIONS_INIT_V1, G_ATT),
-	TODO(NEURON_IOCTL_NOTIFICATIONS_DESTROY_V1, G_ATT),
-	TODO(NEURON_IOCTL_NOTIFICATIONS_INIT_V2, G_ATT),
-	TODO(NEURON_IOCTL_NOTIFICATIONS_INIT_WITH_REALLOC_V2, G_ATT),
+	IMPL(NEURON_IOCTL_SEMAPHORE_INCREMENT, G_ATT, EFAULT),
+	IMPL(NEURON_IOCTL_SEMAPHORE_DECREMENT, G_ATT, EFAULT),
+	IMPL(NEURON_IOCTL_SEMAPHORE_READ, G_ATT, EFAULT),
+	IMPL(NEURON_IOCTL_SEMAPHORE_WRITE, G_ATT, EFAULT),
+	IMPL(NEURON_IOCTL_EVENT_SET, G_ATT, EFAULT),
+	IMPL(NEURON_IOCTL_EVENT_GET, G_ATT, EFAULT),
+	IMPL(NEURON_IOCTL_NOTIFICATIONS_INIT_V1, G_ATT, EFAULT),
+	IMPL(NEURON_IOCTL_NOTIFICATIONS_DESTROY_V1, G_ATT, EFAULT),
+	IMPL(NEURON_IOCTL_NOTIFICATIONS_INIT_V2, G_ATT, EFAULT),
+	IMPL(NEURON_IOCTL_NOTIFICATIONS_INIT_WITH_REALLOC_V2, G_ATT, EFAULT),
 	TODO(NEURON_IOCTL_NOTIFICATIONS_QUEUE_INFO, G_ATT),	/* rejected */
 	TODO(NEURON_IOCTL_READ_HW_COUNTERS, G_ATT),
-	TODO(NEURON_IOCTL_ACQUIRE_NEURON_DS, G_ATT),
-	TODO(NEURON_IOCTL_RELEASE_NEURON_DS, G_ATT),
-	TODO(NEURON_IOCTL_CRWL_READER_ENTER, G_ATT),
-	TODO(NEURON_IOCTL_CRWL_READER_EXIT, G_ATT),
-	TODO(NEURON_IOCTL_CRWL_WRITER_ENTER, G_ATT),
-	TODO(NEURON_IOCTL_CRWL_WRITER_DOWNGRADE, G_ATT),
-	TODO(NEURON_IOCTL_CRWL_NC_RANGE_MARK, G_ANY),
-	TODO(NEURON_IOCTL_CRWL_NC_RANGE_MARK_EXT0, G_ANY),
-	TODO(NEURON_IOCTL_CRWL_NC_RANGE_UNMARK, G_ANY),
-	TODO(NEURON_IOCTL_CRWL_NC_RANGE_UNMARK_EXT0, G_ANY),
-	TODO(NEURON_IOCTL_CINIT_SET_STATE, G_ATT),
-	TODO(NEURON_IOCTL_NC_MODEL_STARTED_COUNT, G_ATT),
+	IMPL(NEURON_IOCTL_ACQUIRE_NEURON_DS, G_ATT, EFAULT),
+	IMPL(NEURON_IOCTL_RELEASE_NEURON_DS, G_ATT, EFAULT),
+	IMPL(NEURON_IOCTL_CRWL_READER_ENTER, G_ATT, EFAULT),
+	IMPL(NEURON_IOCTL_CRWL_READER_EXIT, G_ATT, EFAULT),
+	IMPL(NEURON_IOCTL_CRWL_WRITER_ENTER, G_ATT, EFAULT),
+	IMPL(NEURON_IOCTL_CRWL_WRITER_DOWNGRADE, G_ATT, EFAULT),
+	IMPL(NEURON_IOCTL_CRWL_NC_RANGE_MARK, G_ANY, EFAULT),
+	IMPL(NEURON_IOCTL_CRWL_NC_RANGE_MARK_EXT0, G_ANY, EFAULT),
+	IMPL(NEURON_IOCTL_CRWL_NC_RANGE_UNMARK, G_ANY, EFAULT),
+	IMPL(NEURON_IOCTL_CRWL_NC_RANGE_UNMARK_EXT0, G_ANY, EFAULT),
+	IMPL(NEURON_IOCTL_CINIT_SET_STATE, G_ATT, EFAULT),
+	IMPL(NEURON_IOCTL_NC_MODEL_STARTED_COUNT, G_ATT, EFAULT),
 	IMPL(NEURON_IOCTL_COMPATIBLE_VERSION, G_ANY, EFAULT),
 	IMPL(NEURON_IOCTL_DEVICE_BASIC_INFO, G_ANY, EFAULT),
 	IMPL(NEURON_IOCTL_DEVICE_BDF, G_ATT, EFAULT),
@@ -133,7 +134,7 @@ static const struct cmd cmds[] = {
 	TODO(NEURON_IOCTL_DRIVER_INFO_SET, G_ANY),		/* rejected */
 	IMPL(NEURON_IOCTL_MEM_MC_GET_INFO, G_ATT, EFAULT),
 	IMPL(NEURON_IOCTL_MEM_MC_GET_INFO_V2, G_ATT, EFAULT),
-	TODO(NEURON_IOCTL_RESOURCE_MMAP_INFO, G_ATT),
+	IMPL(NEURON_IOCTL_RESOURCE_MMAP_INFO, G_ATT, EFAULT),
 	IMPL(NEURON_IOCTL_PRINTK, G_ANY, EFAULT),
 	IMPL(NEURON_IOCTL_HOST_DEVICE_ID, G_ATT, EFAULT),
 	IMPL(NEURON_IOCTL_HOST_DEVICE_ID_TO_RID_MAP, G_ANY, EFAULT),
@@ -142,11 +143,11 @@ static const struct cmd cmds[] = {
 	IMPL(NEURON_IOCTL_HBM_SCRUB_START, G_ATT, EFAULT),
 	IMPL(NEURON_IOCTL_HBM_SCRUB_WAIT, G_ATT, EFAULT),
 	IMPL(NEURON_IOCTL_GET_LOGICAL_TO_PHYSICAL_NC_MAP, G_ANY, EFAULT),
-	TODO(NEURON_IOCTL_POD_INFO, G_ANY),
-	TODO(NEURON_IOCTL_POD_STATUS, G_ANY),
-	TODO(NEURON_IOCTL_POD_STATUS_V2, G_ANY),
-	TODO(NEURON_IOCTL_POD_CTRL, G_ANY),
-	TODO(NEURON_IOCTL_POD_CTRL_V2, G_ANY),
+	IMPL(NEURON_IOCTL_POD_INFO, G_ANY, EFAULT),
+	IMPL(NEURON_IOCTL_POD_STATUS, G_ANY, EFAULT),
+	IMPL(NEURON_IOCTL_POD_STATUS_V2, G_ANY, EFAULT),
+	IMPL(NEURON_IOCTL_POD_CTRL, G_ANY, EFAULT),
+	IMPL(NEURON_IOCTL_POD_CTRL_V2, G_ANY, EFAULT),
 	IMPL(NEURON_IOCTL_MEM_BUF_ZEROCOPY64, G_ATT, EFAULT),
 	IMPL(NEURON_IOCTL_H2T_DMA_ALLOC_QUEUES, G_ATT, EFAULT),
 	IMPL(NEURON_IOCTL_H2T_DMA_FREE_QUEUES, G_ATT, EFAULT),
@@ -270,6 +271,8 @@ FIXTURE_TEARDOWN(nio)
 }
 
 /* Every identity and information command agrees with sysfs and the sim. */
+static void va_placement_of_mappings(struct __test_metadata *_metadata, struct nio_self *self);
+
 static void information_matches_device(struct __test_metadata *_metadata,
 				       struct nio_self *self, const struct nio_variant *variant)
 {
@@ -310,7 +313,7 @@ static void information_matches_device(struct __test_metadata *_metadata,
 		EXPECT_EQ(NEURON_DRIVER_FEATURE_DMABUF | NEURON_DRIVER_FEATURE_MEM_ALLOC_TYPE |
 			  NEURON_DRIVER_FEATURE_MEM_ALLOC64 | NEURON_DRIVER_FEATURE_ASYNC_DMA |
 			  NEURON_DRIVER_FEATURE_BATCH_DMAQ_INIT | NEURON_DRIVER_FEATURE_HBM_SCRUB |
-			  NEURON_DRIVER_FEATURE_ZEROCOPY,
+			  NEURON_DRIVER_FEATURE_ZEROCOPY | NEURON_DRIVER_FEATURE_BIG_CORE_MAPS,
 			  di.feature_flags1);
 
 		memset(&cv, 0xa5, sizeof(cv));
@@ -335,7 +338,7 @@ static void information_matches_device(struct __test_metadata *_metadata,
 	ASSERT_EQ(0, xioctl(self->fd, NEURON_IOCTL_DEVICE_INFO, &info));
 	EXPECT_EQ(variant->arch, info.architecture);
 	EXPECT_EQ(DEV_REV, info.revision);
-	/* sysfs connected_devices is empty: no topology tables yet. */
+	/* One device: no topology table fits, so no links (umbrella.topology has them). */
 	ASSERT_EQ(0, nt_read(self->buf, sizeof(self->buf),
 			     CLASS_DIR "/neuron%d/connected_devices", self->index));
 	EXPECT_STREQ("", self->buf);
@@ -375,13 +378,14 @@ static void information_matches_device(struct __test_metadata *_metadata,
 	ASSERT_EQ(0, xioctl(self->fd, NEURON_IOCTL_DEVICE_INIT, NULL));
 	ASSERT_EQ(0, xioctl(self->fd, NEURON_IOCTL_DEVICE_RELEASE, NULL));
 
-	/* No device memory can be mapped yet: every address is unknown. */
+	/* An address that is not a mapping of device memory: -1, -1. */
 	memset(&vp, 0xa5, sizeof(vp));
 	vp.va = (uintptr_t)&vp;
-	EXPECT_EQ(-ENOENT, xioctl(self->wfd, NEURON_IOCTL_GET_VA_PLACEMENT, &vp));
+	EXPECT_EQ(-ENXIO, xioctl(self->wfd, NEURON_IOCTL_GET_VA_PLACEMENT, &vp));
 	EXPECT_EQ((uintptr_t)&vp, vp.va);
 	EXPECT_EQ(-1, vp.device_index);
 	EXPECT_EQ(-1, vp.hbm_index);
+	va_placement_of_mappings(_metadata, self);
 }
 
 static void apps_info_lists_attached_processes(struct __test_metadata *_metadata,
@@ -444,6 +448,59 @@ static void apps_info_lists_attached_processes(struct __test_metadata *_metadata
 	EXPECT_EQ(1, ai->size);
 	EXPECT_EQ(getpid(), ai->app_data[0].pid);
 	free(ai);
+}
+
+/* Map a device chunk of channel @hbm (and a host chunk) and ask where they are. */
+static void va_placement_of_chunk(struct __test_metadata *_metadata, struct nio_self *self,
+				  __u32 hbm, int host)
+{
+	struct neuron_ioctl_mem_alloc_v2 a = { .size = 2 * 4096, .host_memory = host,
+					       .dram_channel = hbm };
+	struct neuron_ioctl_get_va_placement vp;
+	struct neuron_ioctl_mem_get_info gi;
+	__u64 handle = 0, off = 0, pa = 0;
+	struct neuron_ioctl_mem_free mf;
+	char *p;
+
+	a.mem_handle = &handle;
+	ASSERT_EQ(0, xioctl(self->fd, NEURON_IOCTL_MEM_ALLOC_V2, &a));
+	gi.mem_handle = handle;
+	gi.mmap_offset = &off;
+	gi.pa = &pa;
+	ASSERT_EQ(0, xioctl(self->fd, NEURON_IOCTL_MEM_GET_INFO, &gi));
+	p = mmap(NULL, 2 * 4096, PROT_READ, MAP_SHARED, self->fd, off);
+	ASSERT_NE(MAP_FAILED, p);
+
+	memset(&vp, 0xa5, sizeof(vp));
+	vp.va = (uintptr_t)p + 4096 + 8;
+	if (host) {
+		EXPECT_EQ(-ENXIO, xioctl(self->wfd, NEURON_IOCTL_GET_VA_PLACEMENT, &vp));
+		EXPECT_EQ(-1, vp.device_index);
+		EXPECT_EQ(-1, vp.hbm_index);
+	} else {
+		EXPECT_EQ(0, xioctl(self->wfd, NEURON_IOCTL_GET_VA_PLACEMENT, &vp));
+		EXPECT_EQ(self->index, vp.device_index);
+		EXPECT_EQ((int)hbm, vp.hbm_index);
+	}
+	EXPECT_EQ((uintptr_t)p + 4096 + 8, vp.va);
+	/* Just past the mapping: nothing. */
+	vp.va = (uintptr_t)p + 2 * 4096;
+	if (vp.va)
+		EXPECT_NE(0, xioctl(self->wfd, NEURON_IOCTL_GET_VA_PLACEMENT, &vp));
+	munmap(p, 2 * 4096);
+	/* Unmapped: nothing either. */
+	vp.va = (uintptr_t)p;
+	EXPECT_EQ(-ENXIO, xioctl(self->wfd, NEURON_IOCTL_GET_VA_PLACEMENT, &vp));
+	mf.mem_handle = handle;
+	ASSERT_EQ(0, xioctl(self->fd, NEURON_IOCTL_MEM_FREE, &mf));
+}
+
+/* GET_VA_PLACEMENT finds the caller's mappings of device memory. */
+static void va_placement_of_mappings(struct __test_metadata *_metadata, struct nio_self *self)
+{
+	va_placement_of_chunk(_metadata, self, 0, 0);
+	va_placement_of_chunk(_metadata, self, 1, 0);
+	va_placement_of_chunk(_metadata, self, 0, 1);
 }
 
 static void logical_to_physical_core_map(struct __test_metadata *_metadata,
@@ -932,25 +989,6 @@ static int reattach(struct nio_self *self)
 	return self->fd >= 0 ? 0 : -errno;
 }
 
-static long nc_reset(int fd, __u32 map, __u32 *id)
-{
-	struct neuron_ioctl_device_reset rs = { .nc_map = map, .request_id = 0 };
-	long ret = xioctl(fd, NEURON_IOCTL_NC_RESET, &rs);
-
-	if (id)
-		*id = rs.request_id;
-	return ret;
-}
-
-/* NC_RESET_READY: -errno of the call, or the result it reported. */
-static long nc_ready(int fd, __u32 id)
-{
-	struct neuron_ioctl_device_ready rd = { .request_id = id, .result = -7 };
-	long ret = xioctl(fd, NEURON_IOCTL_NC_RESET_READY, &rd);
-
-	return ret ? ret : rd.result;
-}
-
 static void core_reset_and_wait(struct __test_metadata *_metadata,
 				struct nio_self *self, const struct nio_variant *variant)
 {
@@ -1322,6 +1360,71 @@ TEST_F_TIMEOUT(umbrella, modprobe_neuron, 300)
 	ASSERT_EQ(0, nt_sh("modprobe -r neuron_sim && modprobe -r neuron"));
 	for (i = 0; i < ARRAY_SIZE(mods); i++)
 		EXPECT_FALSE(nt_exists("/sys/module/%s", mods[i]));
+}
+
+/* Create simulated devices 0 .. @n - 1 of @spec and wait for them. */
+static void topo_devices(struct __test_metadata *_metadata, char *buf, size_t len,
+			 unsigned int n, const char *spec)
+{
+	unsigned int i;
+
+	for (i = 0; i < n; i++)
+		ASSERT_EQ(0, nt_sim_add(i, spec));
+	for (i = 0; i < n; i++)
+		ASSERT_STREQ("ready", nt_sim_settle(i, buf, len, SETTLE_MS));
+}
+
+/* Device @d's links, from sysfs and DEVICE_INFO, which must agree, as "a, b". */
+static void topo_expect(struct __test_metadata *_metadata, char *buf, size_t len,
+			unsigned int d, const char *want)
+{
+	struct neuron_ioctl_device_info info;
+	char from_ioctl[64] = "";
+	unsigned int i;
+	int fd;
+
+	ASSERT_EQ(0, nt_read(buf, len, CLASS_DIR "/neuron%u/connected_devices", d));
+	EXPECT_STREQ(want, buf) TH_LOG("device %u", d);
+	fd = open_node(d, O_RDONLY);
+	ASSERT_LE(0, fd);
+	memset(&info, 0xa5, sizeof(info));
+	ASSERT_EQ(0, xioctl(fd, NEURON_IOCTL_DEVICE_INFO, &info));
+	close(fd);
+	ASSERT_GE(NEURON_IOCTL_MAX_CONNECTED_DEVICES, info.connected_device_count);
+	for (i = 0; i < info.connected_device_count; i++)
+		snprintf(from_ioctl + strlen(from_ioctl), sizeof(from_ioctl) - strlen(from_ioctl),
+			 "%s%u", i ? ", " : "", info.connected_devices[i]);
+	EXPECT_STREQ(want, from_ioctl) TH_LOG("device %u (DEVICE_INFO)", d);
+	for (; i < NEURON_IOCTL_MAX_CONNECTED_DEVICES; i++)
+		EXPECT_EQ(0, info.connected_devices[i]);
+}
+
+/*
+ * connected_devices and DEVICE_INFO follow the generation's topology
+ * table for the number of devices present: Trn2's for 16 devices, none
+ * for 17; Inf2's chain for 6.
+ */
+TEST_F_TIMEOUT(umbrella, topology, 600)
+{
+	ASSERT_EQ(0, nt_sh("modprobe neuron && modprobe neuron_sim"));
+	topo_devices(_metadata, self->buf, sizeof(self->buf), 16, "v3");
+	topo_expect(_metadata, self->buf, sizeof(self->buf), 0, "12, 1, 3, 4");
+	topo_expect(_metadata, self->buf, sizeof(self->buf), 5, "4, 9, 1, 6");
+	topo_expect(_metadata, self->buf, sizeof(self->buf), 10, "6, 11, 9, 14");
+	topo_expect(_metadata, self->buf, sizeof(self->buf), 15, "14, 3, 11, 12");
+	/* A 17th device: no table fits the count any more. */
+	ASSERT_EQ(0, nt_sim_add(16, "v3"));
+	ASSERT_STREQ("ready", nt_sim_settle(16, self->buf, sizeof(self->buf), SETTLE_MS));
+	topo_expect(_metadata, self->buf, sizeof(self->buf), 0, "");
+	topo_expect(_metadata, self->buf, sizeof(self->buf), 16, "");
+	nt_sim_del_all();
+
+	/* Inf2 (PCI id 0x7264) as a chain of six. */
+	topo_devices(_metadata, self->buf, sizeof(self->buf), 6, "7264");
+	topo_expect(_metadata, self->buf, sizeof(self->buf), 0, "1");
+	topo_expect(_metadata, self->buf, sizeof(self->buf), 3, "2, 4");
+	topo_expect(_metadata, self->buf, sizeof(self->buf), 5, "4");
+	nt_sim_del_all();
 }
 
 TEST_HARNESS_MAIN

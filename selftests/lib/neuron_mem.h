@@ -1,9 +1,9 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
  * Helpers shared by the Neuron kselftests that drive /dev/neuronN (the
- * ioctl, mem and dma suites): random data, the device node and the setup
- * and teardown of one simulated device, the device's memory counters in
- * debugfs, wrappers of the memory commands, forked children that report
+ * ioctl, mem, dma and state suites): random data, the device node and the
+ * setup and teardown of one simulated device, the device's memory counters
+ * in debugfs, wrappers of the memory commands, forked children that report
  * through pipes, and the children and mappings a test leaves for its
  * teardown.  Header-only, like neuron_test.h; each suite is one program.
  *
@@ -123,6 +123,17 @@ static inline void *read_only_page(void)
 	return p == MAP_FAILED ? NULL : p;
 }
 
+/* -errno of a mapping that should fail; 0 (unmapped again) if it worked. */
+static inline int map_fails(int fd, __u64 off, size_t len, int prot, int flags)
+{
+	void *p = mmap(NULL, len, prot, flags, fd, (off_t)off);
+
+	if (p == MAP_FAILED)
+		return -errno;
+	munmap(p, len);
+	return 0;
+}
+
 /* The device's memory counters (debugfs). */
 struct mcount {
 	long long host_bytes;
@@ -189,6 +200,63 @@ static inline struct mcount counts_now(struct __test_metadata *_metadata, int in
 
 	ASSERT_EQ(0, mcount_read(index, &c));
 	return c;
+}
+
+/*
+ * The end of a test on simulated device @index: its counters are back at
+ * @start (NULL: the setup did not get to read them), sim_device_down(),
+ * and the time since @t0 (ms, nt_now_ms()) in the log.
+ */
+static inline void sim_device_end(struct __test_metadata *_metadata, int index,
+				  const struct mcount *start, long t0)
+{
+	struct mcount now;
+
+	if (start) {
+		EXPECT_EQ(0, mcount_read(index, &now));
+		expect_counts(_metadata, start, &now);
+	}
+	sim_device_down(_metadata);
+	TH_LOG("%.1f s", (nt_now_ms() - t0) / 1000.0);
+}
+
+/* @c plus @host and @dev bytes, @chunks chunks and @handles handles. */
+static inline struct mcount mcount_plus(const struct mcount *c, long long host, long long dev,
+					long long chunks, long long handles)
+{
+	struct mcount r = *c;
+
+	r.host_bytes += host;
+	r.device_bytes += dev;
+	r.chunks += chunks;
+	r.handles += handles;
+	return r;
+}
+
+/* 32-bit words of [@p, @p + @len) that are not @pat. */
+static inline size_t not_pattern(const void *p, size_t len, __u32 pat)
+{
+	const __u32 *w = p;
+	size_t i, bad = 0;
+
+	for (i = 0; i < len / 4; i++)
+		bad += w[i] != pat;
+	return bad;
+}
+
+/* Wait up to @ms for the counters of device @index to equal @want; whether they did. */
+static inline int mcount_reach(int index, const struct mcount *want, long ms)
+{
+	long end = nt_now_ms() + ms;
+	struct mcount got;
+
+	for (;;) {
+		if (!mcount_read(index, &got) && !memcmp(&got, want, sizeof(got)))
+			return 1;
+		if (nt_now_ms() > end)
+			return 0;
+		usleep(20000);
+	}
 }
 
 /* An ioctl command and its name, for messages: NAMED_CMD(NEURON_IOCTL_...). */

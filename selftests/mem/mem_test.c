@@ -40,19 +40,6 @@
 /* Page size, set by the fixture. */
 static size_t pg;
 
-/* @c plus @host and @dev bytes, @chunks chunks and @handles handles. */
-static struct mcount mcount_plus(const struct mcount *c, long long host, long long dev,
-				 long long chunks, long long handles)
-{
-	struct mcount r = *c;
-
-	r.host_bytes += host;
-	r.device_bytes += dev;
-	r.chunks += chunks;
-	r.handles += handles;
-	return r;
-}
-
 /* Allocation forms: the four commands of nr 21 and nr 102. */
 enum form { F_V1, F_V2, F_MT, F_MT64, NFORMS };
 
@@ -294,7 +281,6 @@ FIXTURE_SETUP(mem)
 
 FIXTURE_TEARDOWN(mem)
 {
-	struct mcount now;
 	int i;
 
 	kill_kids(&self->undo);
@@ -307,23 +293,7 @@ FIXTURE_TEARDOWN(mem)
 	if (self->wfd >= 0)
 		close(self->wfd);
 	/* Everything the test made is gone: so is its memory. */
-	if (self->counted) {
-		EXPECT_EQ(0, mcount_read(self->index, &now));
-		expect_counts(_metadata, &self->start, &now);
-	}
-	sim_device_down(_metadata);
-	TH_LOG("%.1f s", (nt_now_ms() - self->t0) / 1000.0);
-}
-
-/* -errno of a mapping that should fail; 0 (unmapped again) if it worked. */
-static int map_fails(int fd, __u64 off, size_t len, int prot, int flags)
-{
-	void *p = mmap(NULL, len, prot, flags, fd, (off_t)off);
-
-	if (p == MAP_FAILED)
-		return -errno;
-	munmap(p, len);
-	return 0;
+	sim_device_end(_metadata, self->index, self->counted ? &self->start : NULL, self->t0);
 }
 
 static void keep_fd(struct mem_self *self, int fd)

@@ -1,0 +1,312 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * The datastore: per device, up to NEURON_DS_ENTRIES buffers of host
+ * memory in which a runtime process publishes its counters for monitoring
+ * tools (Documentation/state.rst).  The layout belongs to user space; the
+ * driver only hands out, maps and frees the buffers.
+ *
+ * An entry belongs to the process that acquired it and is released by it
+ * or when it detaches from the device.  A monitor that acquires another
+ * process's entry by pid (same user, or CAP_SYS_PTRACE) may map it
+ * read-only through the file it asked through, for as long as that
+ * process keeps the entry.  Buffers are allocated on first acquire and
+ * freed on release, so a new owner never sees an old one's counters;
+ * mappings keep their pages until they go.
+ *
+ * Entries live in &neuron_nc_state under its lock; chunk allocation and
+ * puts happen outside it.
+ */
+
+#include <linux/capability.h>
+#include <linux/cred.h>
+#include <linux/pid.h>
+#include <linux/sched.h>
+#include <linux/sched/signal.h>
+#include <linux/sched/task.h>
+#include <linux/sizes.h>
+#include <linux/uaccess.h>
+
+#include "ioctl.h"
+
+/* Bytes of one entry, as the reference and the runtime's layout have it. */
+#define NEURON_DS_SIZE		SZ_256K
+
+/* The caller's entry on @nd, or -1; nc_state.lock held. */
+static int neuron_ds_find_locked(struct neuron_device *nd, struct pid *owner)
+{
+	int i;
+
+	for (i = 0; i < NEURON_DS_ENTRIES; i++)
+		if (nd->nc_state.ds[i].mc && nd->nc_state.ds[i].owner == owner)
+			return i;
+	return -1;
+}
+
+/* A free entry: never used first, else the one released longest ago; or -1. */
+static int neuron_ds_free_locked(struct neuron_device *nd)
+{
+	int i, best = -1;
+
+	for (i = 0; i < NEURON_DS_ENTRIES; i++) {
+		struct neuron_ds_entry *e = &nd->nc_state.ds[i];
+
+		if (e->mc)
+			continue;
+		if (best < 0 || e->released < nd->nc_state.ds[best].released)
+			best = i;
+	}
+	return best;
+}
+
+/* Empty entry @i; the caller puts the returned chunk and pid after unlocking. */
+static struct neuron_mem_chunk *neuron_ds_clear_locked(struct neuron_device *nd, int i,
+						       struct pid **owner)
+{
+	struct neuron_ds_entry *e = &nd->nc_state.ds[i];
+	struct neuron_mem_chunk *mc = e->mc;
+
+	*owner = e->owner;
+	e->mc = NULL;
+	e->owner = NULL;
+	e->released = ++nd->nc_state.ds_clock;
+	return mc;
+}
+
+/* Whether the caller may read the datastore of @pid: same user or CAP_SYS_PTRACE. */
+static bool neuron_ds_may_read(struct pid *pid)
+{
+	struct task_struct *task = get_pid_task(pid, PIDTYPE_TGID);
+	bool ok = false;
+
+	if (!task)
+		return false;
+	rcu_read_lock();
+	ok = uid_eq(current_euid(), __task_cred(task)->euid) ||
+	     uid_eq(current_euid(), __task_cred(task)->uid);
+	rcu_read_unlock();
+	put_task_struct(task);
+	return ok || capable(CAP_SYS_PTRACE);
+}
+
+/* Acquire (or find) the caller's own entry. */
+static long neuron_ds_acquire_own(struct neuron_file *nf, u64 *pa)
+{
+	struct neuron_device *nd = nf->nd;
+	struct pid *me = task_tgid(current);
+	const struct neuron_mem_request req = {
+		.size = NEURON_DS_SIZE,
+		.host = true,
+		.mem_type = NEURON_MEMALLOC_TYPE_NCDEV_HOST,
+		.driver = true,
+	};
+	struct neuron_mem_chunk *mc = NULL;
+	int i, ret;
+
+	mutex_lock(&nd->nc_state.lock);
+	i = neuron_ds_find_locked(nd, me);
+	if (i >= 0)
+		goto found;
+	mutex_unlock(&nd->nc_state.lock);
+
+	/* Allocated unlocked: it takes the device lock. */
+	ret = neuron_mem_alloc(nd, &req, &mc);
+	if (ret)
+		return ret;
+
+	mutex_lock(&nd->nc_state.lock);
+	i = neuron_ds_find_locked(nd, me);	/* another thread was quicker */
+	if (i >= 0)
+		goto found;
+	i = neuron_ds_free_locked(nd);
+	if (i < 0) {
+		mutex_unlock(&nd->nc_state.lock);
+		neuron_mem_put(mc);
+		return -ENOMEM;
+	}
+	nd->nc_state.ds[i].mc = mc;
+	nd->nc_state.ds[i].owner = get_pid(me);
+	nd->nc_state.ds[i].gen++;
+	mc = NULL;
+found:
+	*pa = nd->nc_state.ds[i].mc->pa;
+	mutex_unlock(&nd->nc_state.lock);
+	neuron_mem_put(mc);
+	return 0;
+}
+
+/* Find the entry of @vpid (in the caller's pid namespace) for monitoring. */
+static long neuron_ds_acquire_other(struct neuron_file *nf, pid_t vpid, u64 *pa)
+{
+	struct neuron_device *nd = nf->nd;
+	struct pid *pid;
+	long ret = 0;
+	int i;
+
+	pid = find_get_pid(vpid);
+	if (!pid)
+		return -ENOENT;
+	if (pid != task_tgid(current) && !neuron_ds_may_read(pid)) {
+		put_pid(pid);
+		return -EPERM;
+	}
+	mutex_lock(&nd->nc_state.lock);
+	i = neuron_ds_find_locked(nd, pid);
+	if (i < 0) {
+		ret = -ENOENT;
+	} else {
+		*pa = nd->nc_state.ds[i].mc->pa;
+		nf->ds_grant[i] = nd->nc_state.ds[i].gen;
+	}
+	mutex_unlock(&nd->nc_state.lock);
+	put_pid(pid);
+	return ret;
+}
+
+/**
+ * neuron_ioctl_acquire_ds() - NEURON_IOCTL_ACQUIRE_NEURON_DS
+ * @nf: the file
+ * @arg: struct neuron_ioctl_neuron_ds_info
+ *
+ * Return: 0 with the entry's mmap offset and size; -ENOMEM when every entry
+ * is in use or memory is short; -ENOENT when @pid has no entry (or does not
+ * exist in the caller's namespace); -EPERM when the caller may not read
+ * it; -EINVAL for a negative pid; -EFAULT.
+ */
+long neuron_ioctl_acquire_ds(struct neuron_file *nf, void __user *arg)
+{
+	struct neuron_ioctl_neuron_ds_info info;
+	pid_t vpid;
+	u64 pa = 0;
+	long ret;
+
+	if (copy_from_user(&info, arg, sizeof(info)))
+		return -EFAULT;
+	vpid = info.pid;
+	if (vpid < 0)
+		return -EINVAL;
+	/* Fail a struct that cannot be written back before changing anything. */
+	if (copy_to_user(arg, &info, sizeof(info)))
+		return -EFAULT;
+	if (vpid == 0 || vpid == task_tgid_vnr(current))
+		ret = neuron_ds_acquire_own(nf, &pa);
+	else
+		ret = neuron_ds_acquire_other(nf, vpid, &pa);
+	if (ret)
+		return ret;
+	memset(&info, 0, sizeof(info));
+	info.pid = vpid;
+	info.mmap_offset = pa;
+	info.size = NEURON_DS_SIZE;
+	return copy_to_user(arg, &info, sizeof(info)) ? -EFAULT : 0;
+}
+
+/**
+ * neuron_ioctl_release_ds() - NEURON_IOCTL_RELEASE_NEURON_DS
+ * @nf: the file
+ * @arg: struct neuron_ioctl_neuron_ds_info, read
+ *
+ * Only the owner releases its entry (@pid 0 or its own pid).
+ *
+ * Return: 0; -ENOENT when the caller has no entry; -EPERM for another
+ * process's pid; -EINVAL for a negative pid; -EFAULT.
+ */
+long neuron_ioctl_release_ds(struct neuron_file *nf, void __user *arg)
+{
+	struct neuron_ioctl_neuron_ds_info info;
+	struct neuron_device *nd = nf->nd;
+	struct neuron_mem_chunk *mc = NULL;
+	struct pid *owner = NULL;
+	long ret = 0;
+	int i;
+
+	if (copy_from_user(&info, arg, sizeof(info)))
+		return -EFAULT;
+	if (info.pid < 0)
+		return -EINVAL;
+	if (info.pid && info.pid != task_tgid_vnr(current))
+		return -EPERM;
+	mutex_lock(&nd->nc_state.lock);
+	i = neuron_ds_find_locked(nd, task_tgid(current));
+	if (i < 0)
+		ret = -ENOENT;
+	else
+		mc = neuron_ds_clear_locked(nd, i, &owner);
+	mutex_unlock(&nd->nc_state.lock);
+	neuron_mem_put(mc);
+	put_pid(owner);
+	return ret;
+}
+
+/**
+ * neuron_ds_release_all() - release entries of a device
+ * @nd: the device
+ * @tgid: the process whose entry goes, or NULL for all of them
+ *
+ * For a process's detach and for the device's teardown (the chunks hold
+ * the device).  Mappings keep their pages until they go.
+ */
+void neuron_ds_release_all(struct neuron_device *nd, struct pid *tgid)
+{
+	struct neuron_mem_chunk *mcs[NEURON_DS_ENTRIES];
+	struct pid *owners[NEURON_DS_ENTRIES];
+	int i, n = 0;
+
+	mutex_lock(&nd->nc_state.lock);
+	for (i = 0; i < NEURON_DS_ENTRIES; i++) {
+		struct neuron_ds_entry *e = &nd->nc_state.ds[i];
+
+		if (e->mc && (!tgid || e->owner == tgid)) {
+			mcs[n] = neuron_ds_clear_locked(nd, i, &owners[n]);
+			n++;
+		}
+	}
+	mutex_unlock(&nd->nc_state.lock);
+	while (n--) {
+		neuron_mem_put(mcs[n]);
+		put_pid(owners[n]);
+	}
+}
+
+/**
+ * neuron_state_mmap_get() - a driver chunk the caller may map: a datastore
+ * entry (its own, or one it acquired by pid, read-only) or a host
+ * notification queue it owns
+ * @nf: the file being mapped
+ * @pa: device-view address of the mapping's first byte
+ * @rdonly: set when the caller may map it only read-only
+ *
+ * Context: the mmap lock is held.
+ * Return: the chunk with a reference, or NULL.
+ */
+struct neuron_mem_chunk *neuron_state_mmap_get(struct neuron_file *nf, u64 pa, bool *rdonly)
+{
+	struct neuron_device *nd = nf->nd;
+	struct pid *me = task_tgid(current);
+	struct neuron_mem_chunk *mc = NULL;
+	int i;
+
+	mutex_lock(&nd->nc_state.lock);
+	for (i = 0; i < NEURON_DS_ENTRIES; i++) {
+		struct neuron_ds_entry *e = &nd->nc_state.ds[i];
+
+		if (!e->mc || pa < e->mc->pa || pa - e->mc->pa >= e->mc->size)
+			continue;
+		/* The caller's own; or granted to it, through this file. */
+		if (e->owner == me)
+			*rdonly = false;
+		else if (nf->tgid == me && nf->ds_grant[i] == e->gen)
+			*rdonly = true;
+		else
+			break;
+		mc = e->mc;
+		kref_get(&mc->ref);
+		break;
+	}
+	mutex_unlock(&nd->nc_state.lock);
+	if (!mc) {
+		/* A host notification queue the caller owns: read-write. */
+		mc = neuron_nq_mmap_get(nf, pa);
+		*rdonly = false;
+	}
+	return mc;
+}
