@@ -15,7 +15,7 @@ KDIR ?= $(firstword $(wildcard /lib/modules/$(shell uname -r)/build) \
 		    $(lastword $(sort $(wildcard /usr/src/linux-headers-6.12.*-amd64))))
 
 .PHONY: all modules clean setup kernel selftests vm check stress checkpatch \
-	modules_install
+	coccicheck modules_install
 
 all: modules
 
@@ -40,6 +40,9 @@ selftests: setup
 
 checkpatch: setup
 	tools/test/checkpatch
+
+coccicheck: setup
+	tools/test/coccicheck
 
 vm: setup
 	tools/vm/demo

@@ -265,6 +265,7 @@ dev_t neuron_core_devt(void);
 struct class *neuron_core_class(void);
 extern bool neuron_wc_enable;
 extern unsigned int neuron_rid_timeout_ms;
+extern unsigned int neuron_host_mem_limit_mb;
 extern unsigned int neuron_reset_timeout_ms;
 
 /* device.c */
@@ -333,6 +334,7 @@ void neuron_state_file_release(struct neuron_file *nf);
 void neuron_state_lock_holds(void);
 void neuron_state_unlock_holds(void);
 u32 neuron_state_marked_by_others_locked(struct neuron_device *nd, struct pid *tgid);
+u32 neuron_state_foreign_ncs(struct neuron_device *nd, struct pid *tgid);
 struct pid *neuron_state_core_owner(struct neuron_device *nd, unsigned int nc);
 u8 neuron_state_lock_info(struct neuron_device *nd, struct pid *tgid,
 			  struct neuron_uuid *uuids);

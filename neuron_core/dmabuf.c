@@ -38,12 +38,64 @@
  * @mc: the chunk, referenced
  * @off: offset of the range in the chunk
  * @size: its length
+ * @dmabuf: the dma-buf
+ * @node: entry in the device's &neuron_mem.dmabufs
+ * @vmas: user mappings of the dma-buf
+ *
+ * @node and @vmas are under the device's &neuron_mem.lock.  While @vmas
+ * is not 0, a mapping holds the dma-buf's file, so removal can reach the
+ * file's mappings through it.
  */
 struct neuron_dmabuf {
 	struct neuron_mem_chunk *mc;
 	u64 off;
 	u64 size;
+	struct dma_buf *dmabuf;
+	struct list_head node;
+	unsigned int vmas;
 };
+
+static void neuron_dmabuf_vm_open(struct vm_area_struct *vma)
+{
+	struct neuron_dmabuf *nb = vma->vm_private_data;
+	struct neuron_mem *m = &nb->mc->nd->mem;
+
+	mutex_lock(&m->lock);
+	nb->vmas++;
+	mutex_unlock(&m->lock);
+}
+
+static void neuron_dmabuf_vm_close(struct vm_area_struct *vma)
+{
+	struct neuron_dmabuf *nb = vma->vm_private_data;
+	struct neuron_mem *m = &nb->mc->nd->mem;
+
+	mutex_lock(&m->lock);
+	nb->vmas--;
+	mutex_unlock(&m->lock);
+}
+
+/* No fault handler: once removal zapped a mapping, an access gets SIGBUS. */
+static const struct vm_operations_struct neuron_dmabuf_vm_ops = {
+	.open = neuron_dmabuf_vm_open,
+	.close = neuron_dmabuf_vm_close,
+};
+
+/**
+ * neuron_dmabuf_zap_locked() - revoke the user mappings of a device's dma-bufs
+ * @nd: the device, being removed (&neuron_mem.gone set)
+ *
+ * Context: &neuron_mem.lock held.
+ */
+void neuron_dmabuf_zap_locked(struct neuron_device *nd)
+{
+	struct neuron_dmabuf *nb;
+
+	lockdep_assert_held(&nd->mem.lock);
+	list_for_each_entry(nb, &nd->mem.dmabufs, node)
+		if (nb->vmas)
+			unmap_mapping_range(nb->dmabuf->file->f_mapping, 0, 0, 1);
+}
 
 static struct sg_table *neuron_dmabuf_map(struct dma_buf_attachment *att,
 					  enum dma_data_direction dir)
@@ -103,11 +155,16 @@ static int neuron_dmabuf_mmap(struct dma_buf *dmabuf, struct vm_area_struct *vma
 		return -ENODEV;
 	if (!(vma->vm_flags & VM_MAYSHARE))
 		return -EINVAL;
-	neuron_vm_flags_set(vma, VM_DONTEXPAND | VM_DONTDUMP | VM_DONTCOPY);
+	neuron_vm_flags_set(vma, NEURON_VM_FLAGS);
 	/* As neuron_mem_mmap(): the device cannot go while m->lock is held. */
 	mutex_lock(&nd->mem.lock);
 	ret = nd->mem.gone ? -ENODEV :
 		nd->bus.mmap_bar(nd->bus.ctx, nd->mem.bar, nb->mc->bar_off + nb->off + off, vma);
+	if (!ret) {
+		vma->vm_private_data = nb;
+		vma->vm_ops = &neuron_dmabuf_vm_ops;
+		nb->vmas++;
+	}
 	mutex_unlock(&nd->mem.lock);
 	return ret;
 }
@@ -115,7 +172,11 @@ static int neuron_dmabuf_mmap(struct dma_buf *dmabuf, struct vm_area_struct *vma
 static void neuron_dmabuf_release(struct dma_buf *dmabuf)
 {
 	struct neuron_dmabuf *nb = dmabuf->priv;
+	struct neuron_mem *m = &nb->mc->nd->mem;
 
+	mutex_lock(&m->lock);
+	list_del(&nb->node);
+	mutex_unlock(&m->lock);
 	neuron_mem_put(nb->mc);
 	kfree(nb);
 }
@@ -182,7 +243,7 @@ long neuron_ioctl_dmabuf_fd(struct neuron_file *nf, void __user *arg)
 		return -EFAULT;
 	if (!a.size || !PAGE_ALIGNED(a.va) || !PAGE_ALIGNED(a.size))
 		return -EINVAL;
-	nb = kzalloc(sizeof(*nb), GFP_KERNEL);
+	nb = kzalloc(sizeof(*nb), GFP_KERNEL_ACCOUNT);
 	if (!nb)
 		return -ENOMEM;
 	nb->size = a.size;
@@ -202,6 +263,11 @@ long neuron_ioctl_dmabuf_fd(struct neuron_file *nf, void __user *arg)
 		kfree(nb);
 		return PTR_ERR(dmabuf);
 	}
+	/* Removal finds it there; its release takes it off. */
+	nb->dmabuf = dmabuf;
+	mutex_lock(&nf->nd->mem.lock);
+	list_add(&nb->node, &nf->nd->mem.dmabufs);
+	mutex_unlock(&nf->nd->mem.lock);
 	/* From here on the dma-buf's release frees @nb. */
 	fd = get_unused_fd_flags(O_CLOEXEC);
 	if (fd < 0) {

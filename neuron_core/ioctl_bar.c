@@ -8,14 +8,25 @@
  * index (so an address formed on another device is refused) and random
  * bits, and is fixed for the life of the device.  Only registers inside
  * the windows the generation's DHAL lists are reachable, each window read
- * only or read-write; anything else is refused before any register is
- * touched, so a refused call has no effect.
+ * only or read-write.  The registers of a NeuronCore's window and of its
+ * TOP_SPs' windows belong to that core (the DHAL's window data says which
+ * core each block belongs to): while another process holds the core
+ * (reserved it, or reset it: state.c), they are out of reach; cores
+ * nobody holds stay reachable.  Anything refused is refused before any
+ * register is touched, so a refused call has no effect.  Holding is
+ * checked once per call, when its addresses are: a core taken by another
+ * process after that does not stop a call already past its checks.
  */
 
+#include <linux/math64.h>
 #include <linux/mm.h>
+#include <linux/pid.h>
 #include <linux/random.h>
+#include <linux/sched.h>
 #include <linux/slab.h>
 #include <linux/uaccess.h>
+
+#include <kunit/visibility.h>
 
 #include "ioctl.h"
 
@@ -54,43 +65,82 @@ void neuron_ioctl_bar_describe(struct neuron_device *nd, struct neuron_ioctl_dev
 	info->bar_size[bar / 2] = nd->bars[bar].size;
 }
 
-/* The offset @addr names in the register BAR, if @access is allowed there. */
-static int neuron_bar_offset(struct neuron_device *nd, u64 addr, u32 access, u64 *off)
+/**
+ * neuron_reg_window_lookup() - the window a register is in, and its core
+ * @user: the generation's user-space tables, or NULL
+ * @off: offset of the register in the register BAR
+ * @access: NEURON_REG_READ or NEURON_REG_WRITE
+ * @nc: set, on success, to the NeuronCore the register belongs to, or -1
+ *	when it belongs to none
+ *
+ * Return: 0; -EPERM when no window holds @off, when its window does not
+ * allow @access, or when the window charges @off to no core a device can
+ * have (a malformed table: refused rather than left open).
+ */
+int neuron_reg_window_lookup(const struct neuron_dhal_user *user, u64 off, u32 access, int *nc)
 {
-	const struct neuron_dhal_user *user = nd->dhal.dhal->user;
+	const struct neuron_dhal_reg_window *w;
+	unsigned int i;
+	u64 unit;
+
+	for (i = 0; user && i < user->n_reg_windows; i++) {
+		w = &user->reg_windows[i];
+		if (off < w->offset || off - w->offset >= w->size)
+			continue;
+		if ((w->access & access) != access)
+			return -EPERM;
+		if (!w->unit_size) {
+			*nc = -1;
+			return 0;
+		}
+		if (!w->units_per_nc)
+			return -EPERM;
+		unit = w->first_unit + div64_u64(off - w->offset, w->unit_size);
+		unit = div_u64(unit, w->units_per_nc);
+		if (unit >= NEURON_MAX_NC)
+			return -EPERM;
+		*nc = unit;
+		return 0;
+	}
+	return -EPERM;
+}
+EXPORT_SYMBOL_IF_KUNIT(neuron_reg_window_lookup);
+
+/*
+ * The offset @addr names in the register BAR, if @access is allowed there;
+ * the core it belongs to in @nc (-1: none).
+ */
+static int neuron_bar_offset(struct neuron_device *nd, u64 addr, u32 access, u64 *off, int *nc)
+{
 	u64 size = nd->bars[nd->dhal.dhal->layout->apb_bar].size;
 	u64 token = READ_ONCE(nd->bar_token);
-	unsigned int i;
 	u64 o;
+	int ret;
 
 	if (!token || addr < token || size < 4)
 		return -EINVAL;
 	o = addr - token;
 	if (o > size - 4 || (o & 3))
 		return -EINVAL;
-	for (i = 0; user && i < user->n_reg_windows; i++) {
-		const struct neuron_dhal_reg_window *w = &user->reg_windows[i];
-
-		if (o < w->offset || o - w->offset >= w->size)
-			continue;
-		if ((w->access & access) != access)
-			return -EPERM;
+	ret = neuron_reg_window_lookup(nd->dhal.dhal->user, o, access, nc);
+	if (!ret)
 		*off = o;
-		return 0;
-	}
-	return -EPERM;
+	return ret;
 }
 
 /*
  * Read the request, check its BAR and count, and turn its addresses into
- * offsets (@offs, @count entries, kvfree() it) allowing @access.
+ * offsets (@offs, @count entries, kvfree() it) allowing @access, none of
+ * them in a core another process holds.
  */
 static int neuron_bar_prepare(struct neuron_device *nd, void __user *arg, u32 access,
 			      struct neuron_ioctl_bar_rw *req, u64 **offs)
 {
+	bool foreign_known = false;
+	u32 foreign = 0;
 	u64 *o;
 	u32 i;
-	int ret;
+	int ret, nc;
 
 	*offs = NULL;
 	if (copy_from_user(req, arg, sizeof(*req)))
@@ -110,9 +160,20 @@ static int neuron_bar_prepare(struct neuron_device *nd, void __user *arg, u32 ac
 		goto err;
 	}
 	for (i = 0; i < req->count; i++) {
-		ret = neuron_bar_offset(nd, o[i], access, &o[i]);
+		ret = neuron_bar_offset(nd, o[i], access, &o[i], &nc);
 		if (ret)
 			goto err;
+		if (nc < 0)
+			continue;
+		/* Who holds what: asked once per call, at its first core register. */
+		if (!foreign_known) {
+			foreign = neuron_state_foreign_ncs(nd, task_tgid(current));
+			foreign_known = true;
+		}
+		if (foreign & BIT(nc)) {
+			ret = -EACCES;
+			goto err;
+		}
 	}
 	*offs = o;
 	return 0;
@@ -129,8 +190,10 @@ err:
  *
  * Return: 0; -EINVAL for a BAR other than the register BAR, or an address
  * that is not a 4-aligned register of this device's register BAR; -EPERM
- * for a register outside the readable windows; -E2BIG for more than 4096
- * registers; -EFAULT; -ENOMEM.  On error no register was read.
+ * for a register outside the readable windows; -EACCES for a register of
+ * a NeuronCore (its window or its TOP_SPs') that another process holds;
+ * -E2BIG for more than 4096 registers; -EFAULT; -ENOMEM.  On error no
+ * register was read.
  */
 long neuron_ioctl_bar_read(struct neuron_file *nf, void __user *arg)
 {
@@ -165,8 +228,9 @@ out:
  * @arg: struct neuron_ioctl_bar_rw: @count addresses read from @address,
  *	@count 32-bit values read from @data and written in order
  *
- * Return: as neuron_ioctl_bar_read(), with the writable windows.  On error
- * no register was written.
+ * Return: as neuron_ioctl_bar_read(), with the writable windows: -EPERM
+ * outside them, -EACCES for a register of a core another process holds.
+ * On error no register was written.
  */
 long neuron_ioctl_bar_write(struct neuron_file *nf, void __user *arg)
 {

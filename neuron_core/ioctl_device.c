@@ -391,7 +391,8 @@ long neuron_ioctl_nc_map(struct neuron_file *nf, void __user *arg)
  * @filter_log_owner.  Rate-limited.
  *
  * Return: 0; -EINVAL for a core number out of range; -ENODEV when no
- * device has that index; -ENOENT when no process holds the core; -EFAULT.
+ * device has that index or it is being removed; -ENOENT when no process
+ * holds the core; -EFAULT.
  */
 long neuron_ioctl_nc_pid_state_dump(struct neuron_file *nf, void __user *arg)
 {
@@ -412,6 +413,15 @@ long neuron_ioctl_nc_pid_state_dump(struct neuron_file *nf, void __user *arg)
 	other = neuron_device_get_by_index(index);
 	if (!other)
 		return -ENODEV;
+	/*
+	 * The messages name the device's bus device, which its removal lets
+	 * go of: hold the removal off (the dispatcher holds the caller's own
+	 * device).  Never wait: a removal under way answers -ENODEV.
+	 */
+	if (other != nf->nd && !neuron_device_enter_try(other)) {
+		put_device(&other->dev);
+		return -ENODEV;
+	}
 
 	mutex_lock(&other->lock);
 	if (!other->dhal.dhal || nc >= other->dhal.dhal->layout->nc_count)
@@ -441,6 +451,8 @@ long neuron_ioctl_nc_pid_state_dump(struct neuron_file *nf, void __user *arg)
 				  req.log_dump_limit);
 		put_pid(holder);
 	}
+	if (other != nf->nd)
+		neuron_device_leave(other);
 	put_device(&other->dev);
 	return ret;
 }

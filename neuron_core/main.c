@@ -40,6 +40,11 @@ module_param_named(reset_timeout_ms, neuron_reset_timeout_ms, uint, 0644);
 MODULE_PARM_DESC(reset_timeout_ms,
 		 "Device reset timeout in ms; 0 (default) uses the generation's own");
 
+unsigned int neuron_host_mem_limit_mb;
+module_param_named(host_mem_limit_mb, neuron_host_mem_limit_mb, uint, 0644);
+MODULE_PARM_DESC(host_mem_limit_mb,
+		 "Host memory one process may hold in chunks of one device (MiB); 0 (default): half of RAM");
+
 static dev_t neuron_devt;
 
 static struct class neuron_class = {

@@ -39,6 +39,7 @@
 #include <linux/gfp.h>
 #include <linux/log2.h>
 #include <linux/mm.h>
+#include <linux/nospec.h>
 #include <linux/overflow.h>
 #include <linux/pid.h>
 #include <linux/random.h>
@@ -83,6 +84,7 @@ void neuron_mem_init(struct neuron_device *nd)
 	mutex_init(&m->lock);
 	xa_init_flags(&m->handles, XA_FLAGS_ALLOC1);
 	mt_init(&m->by_pa);
+	INIT_LIST_HEAD(&m->dmabufs);
 }
 EXPORT_SYMBOL_IF_KUNIT(neuron_mem_init);
 
@@ -93,9 +95,10 @@ EXPORT_SYMBOL_IF_KUNIT(neuron_mem_init);
  * Copies what the pools need from the DHAL (which the device lets go of
  * when it is removed, while chunks may live on).  A device without a
  * device-memory BAR gets no pools: device allocations then fail with
- * -ENOMEM.
+ * -ENOMEM.  The bus device's DMA mask is narrowed to below the
+ * generation's host bit.
  *
- * Return: 0 or -ENOMEM.
+ * Return: 0; -ENOMEM; the DMA API's error when the mask cannot be set.
  */
 int neuron_mem_setup(struct neuron_device *nd)
 {
@@ -110,6 +113,24 @@ int neuron_mem_setup(struct neuron_device *nd)
 	mutex_lock(&m->lock);
 	if (m->ready)
 		goto out;
+	/*
+	 * The device ORs the generation's host bit into every host address
+	 * it is given: a DMA address at or above that bit would be silently
+	 * corrupted, so the DMA API must never hand one out.
+	 */
+	if (dhal->layout->pci_host_base && nd->bus.parent) {
+		u64 limit = dhal->layout->pci_host_base - 1;
+
+		if (WARN_ON_ONCE(!is_power_of_2(dhal->layout->pci_host_base))) {
+			ret = -EINVAL;
+			goto out;
+		}
+		if (dma_get_mask(nd->bus.parent) > limit) {
+			ret = dma_set_mask_and_coherent(nd->bus.parent, limit);
+			if (ret)
+				goto out;
+		}
+	}
 	m->bar = dhal->layout->dram_bar;
 	m->host_base = dhal->layout->pci_host_base;
 	m->nc_count = dhal->layout->nc_count;
@@ -195,9 +216,69 @@ void neuron_mem_put(struct neuron_mem_chunk *mc)
 }
 EXPORT_SYMBOL_NS_GPL(neuron_mem_put, NEURON_NS);
 
+/*
+ * The owner entry of @tgid, with m->lock held; with @add, a free entry
+ * becomes its entry if it has none.  NULL when it has none (or, with @add,
+ * none is free: never while owners are attached processes).
+ */
+static struct neuron_mem_owner *neuron_mem_owner_locked(struct neuron_mem *m, struct pid *tgid,
+							bool add)
+{
+	struct neuron_mem_owner *free = NULL;
+	unsigned int i;
+
+	for (i = 0; i < NEURON_MEM_OWNERS; i++) {
+		struct neuron_mem_owner *o = &m->owners[i];
+		bool used = o->bytes[0] || o->bytes[1];
+
+		if (used && o->tgid == tgid)
+			return o;
+		if (!used && !free)
+			free = o;
+	}
+	if (!add || !free)
+		return NULL;
+	free->tgid = tgid;
+	return free;
+}
+
+/* What one process's handles may hold in host chunks of one device. */
+static u64 neuron_mem_host_limit(void)
+{
+	unsigned int mb = READ_ONCE(neuron_host_mem_limit_mb);
+
+	return mb ? (u64)mb << 20 : (u64)totalram_pages() << (PAGE_SHIFT - 1);
+}
+
+/*
+ * Whether @tgid may take a handle to @mc, with m->lock held: it has an
+ * owner entry (0) and stays within the host limit.  -ENOMEM otherwise.
+ */
+static int neuron_mem_owner_check_locked(struct neuron_mem *m, struct pid *tgid,
+					 const struct neuron_mem_chunk *mc)
+{
+	struct neuron_mem_owner *o = neuron_mem_owner_locked(m, tgid, true);
+
+	if (WARN_ON_ONCE(!o))
+		return -ENOMEM;
+	if (mc->location == NEURON_MEM_HOST &&
+	    o->bytes[NEURON_MEM_HOST - 1] + mc->size > neuron_mem_host_limit())
+		return -ENOMEM;
+	return 0;
+}
+
+/* @mc got a handle of its owner's (m->lock held, after the check above). */
+static void neuron_mem_owner_charge_locked(struct neuron_mem *m, struct neuron_mem_chunk *mc)
+{
+	struct neuron_mem_owner *o = neuron_mem_owner_locked(m, mc->owner, true);
+
+	if (!WARN_ON_ONCE(!o))
+		o->bytes[mc->location - 1] += mc->size;
+}
+
 static int neuron_mem_alloc_host(struct neuron_device *nd, struct neuron_mem_chunk *mc)
 {
-	mc->va = alloc_pages_exact(mc->size, GFP_KERNEL | __GFP_ZERO | __GFP_NOWARN);
+	mc->va = alloc_pages_exact(mc->size, GFP_KERNEL_ACCOUNT | __GFP_ZERO | __GFP_NOWARN);
 	if (!mc->va)
 		return -ENOMEM;
 	mc->dma = dma_map_single(nd->bus.parent, mc->va, mc->size, DMA_BIDIRECTIONAL);
@@ -274,7 +355,7 @@ int neuron_mem_alloc(struct neuron_device *nd, const struct neuron_mem_request *
 	if (req->host && size > (PAGE_SIZE << (NEURON_MAX_PAGE_ORDER)))
 		return -ENOMEM;
 
-	mc = kzalloc(sizeof(*mc), GFP_KERNEL);
+	mc = kzalloc(sizeof(*mc), GFP_KERNEL_ACCOUNT);
 	if (!mc)
 		return -ENOMEM;
 	kref_init(&mc->ref);
@@ -309,20 +390,24 @@ int neuron_mem_alloc(struct neuron_device *nd, const struct neuron_mem_request *
 		ret = -EINVAL;
 		if (req->hbm >= m->hbm_count)
 			goto err_unlock;
-		h = &m->hbm[req->hbm];
+		h = &m->hbm[array_index_nospec(req->hbm, m->hbm_count)];
 		ret = neuron_range_alloc(&h->range, size, req->align, &mc->pa);
 		if (ret)
 			goto err_unlock;
 		mc->hbm = req->hbm;
 		mc->bar_off = h->bar_off + (mc->pa - h->base);
 	}
-	ret = mtree_insert_range(&m->by_pa, mc->pa, mc->pa + mc->size - 1, mc, GFP_KERNEL);
+	ret = mtree_insert_range(&m->by_pa, mc->pa, mc->pa + mc->size - 1, mc,
+				 GFP_KERNEL_ACCOUNT);
 	if (ret) {
 		ret = -ENOMEM;
 		goto err_range;
 	}
 	if (!req->driver) {
-		ret = xa_alloc(&m->handles, &idx, mc, xa_limit_31b, GFP_KERNEL);
+		ret = neuron_mem_owner_check_locked(m, me, mc);
+		if (ret)
+			goto err_tree;
+		ret = xa_alloc(&m->handles, &idx, mc, xa_limit_31b, GFP_KERNEL_ACCOUNT);
 		if (ret) {
 			ret = -ENOMEM;
 			goto err_tree;
@@ -333,6 +418,8 @@ int neuron_mem_alloc(struct neuron_device *nd, const struct neuron_mem_request *
 		kref_get(&mc->ref);
 	}
 	mc->owner = get_pid(me);
+	if (mc->handle)
+		neuron_mem_owner_charge_locked(m, mc);
 	get_device(&nd->dev);
 	neuron_mem_account(m, mc, true);
 	mutex_unlock(&m->lock);
@@ -344,7 +431,7 @@ err_tree:
 	mtree_erase(&m->by_pa, mc->pa);
 err_range:
 	if (!req->host)
-		neuron_range_free(&m->hbm[req->hbm].range, mc->pa, size);
+		neuron_range_free(&m->hbm[mc->hbm].range, mc->pa, size);
 err_unlock:
 	mutex_unlock(&m->lock);
 	mutex_unlock(&nd->lock);
@@ -359,6 +446,10 @@ EXPORT_SYMBOL_NS_GPL(neuron_mem_alloc, NEURON_NS);
 /* Drop @mc's handle; called with m->lock held.  The caller puts the ref. */
 static void neuron_mem_unhandle_locked(struct neuron_mem *m, struct neuron_mem_chunk *mc)
 {
+	struct neuron_mem_owner *o = neuron_mem_owner_locked(m, mc->owner, false);
+
+	if (!WARN_ON_ONCE(!o))
+		o->bytes[mc->location - 1] -= mc->size;
 	xa_erase(&m->handles, lower_32_bits(mc->handle));
 	mc->handle = 0;
 	m->nr_handles--;
@@ -455,7 +546,10 @@ int neuron_mem_handle_give(struct neuron_device *nd, struct neuron_mem_chunk *mc
 	ret = 0;
 	if (mc->handle && mc->owner == me)
 		goto out;
-	if (xa_alloc(&m->handles, &idx, mc, xa_limit_31b, GFP_KERNEL)) {
+	ret = neuron_mem_owner_check_locked(m, me, mc);
+	if (ret)
+		goto out;
+	if (xa_alloc(&m->handles, &idx, mc, xa_limit_31b, GFP_KERNEL_ACCOUNT)) {
 		ret = -ENOMEM;
 		goto out;
 	}
@@ -469,6 +563,7 @@ int neuron_mem_handle_give(struct neuron_device *nd, struct neuron_mem_chunk *mc
 	kref_get(&mc->ref);
 	old = mc->owner;
 	mc->owner = get_pid(me);
+	neuron_mem_owner_charge_locked(m, mc);
 out:
 	if (!ret)
 		*handle = mc->handle;
@@ -551,25 +646,21 @@ EXPORT_SYMBOL_IF_KUNIT(neuron_mem_detach_locked);
  * @host: set to its bytes of host memory
  * @device: set to its bytes of device memory
  *
- * Walks the device's handles: for reports, not for hot paths.
+ * Reads the process's counts: no walk over its chunks.
  */
 void neuron_mem_usage(struct neuron_device *nd, struct pid *tgid, __kernel_size_t *host,
 		      __kernel_size_t *device)
 {
 	struct neuron_mem *m = &nd->mem;
-	struct neuron_mem_chunk *mc;
-	unsigned long idx;
+	struct neuron_mem_owner *o;
 
 	*host = 0;
 	*device = 0;
 	mutex_lock(&m->lock);
-	xa_for_each(&m->handles, idx, mc) {
-		if (mc->owner != tgid)
-			continue;
-		if (mc->location == NEURON_MEM_HOST)
-			*host += mc->size;
-		else
-			*device += mc->size;
+	o = neuron_mem_owner_locked(m, tgid, false);
+	if (o) {
+		*host = o->bytes[NEURON_MEM_HOST - 1];
+		*device = o->bytes[NEURON_MEM_DEVICE - 1];
 	}
 	mutex_unlock(&m->lock);
 }
@@ -578,8 +669,10 @@ void neuron_mem_usage(struct neuron_device *nd, struct pid *tgid, __kernel_size_
  * neuron_mem_device_gone() - the device is being removed
  * @nd: the device; no file operation runs any more
  *
- * Unmaps host chunks from the device while the bus device still exists;
- * chunks themselves live on until their files and mappings go.
+ * Unmaps host chunks from the device while the bus device still exists,
+ * and zaps user mappings of the device's dma-bufs (a later access gets
+ * SIGBUS, never the released BAR); chunks themselves live on until their
+ * files, dma-bufs and mappings go.
  */
 void neuron_mem_device_gone(struct neuron_device *nd)
 {
@@ -595,6 +688,8 @@ void neuron_mem_device_gone(struct neuron_device *nd)
 			mc->dma_mapped = false;
 		}
 	}
+	/* No dma-buf mmap() succeeds any more: it checks @gone. */
+	neuron_dmabuf_zap_locked(nd);
 	mutex_unlock(&m->lock);
 }
 
@@ -649,6 +744,7 @@ int neuron_mem_hold_free(struct neuron_device *nd, u32 hbm, struct neuron_mem_ho
 		ret = -ENODEV;
 		goto out;
 	}
+	hbm = array_index_nospec(hbm, m->hbm_count);
 	p = &m->hbm[hbm].range;
 	cap = neuron_range_free_extents(p);
 	holds = kvcalloc(max(cap, 1UL), sizeof(*holds), GFP_KERNEL);
@@ -833,7 +929,7 @@ int neuron_mem_mmap(struct file *file, struct vm_area_struct *vma)
 	if (rdonly && (vma->vm_flags & VM_WRITE))
 		goto out_put;
 
-	neuron_vm_flags_set(vma, VM_DONTEXPAND | VM_DONTDUMP | VM_DONTCOPY);
+	neuron_vm_flags_set(vma, NEURON_VM_FLAGS);
 	if (!(vma->vm_flags & VM_WRITE))
 		neuron_vm_flags_clear(vma, VM_MAYWRITE);
 	/*
@@ -885,7 +981,7 @@ int neuron_mem_mmap_bar(struct neuron_file *nf, struct vm_area_struct *vma, unsi
 
 	if (rdonly && (vma->vm_flags & VM_WRITE))
 		return -EACCES;
-	neuron_vm_flags_set(vma, VM_DONTEXPAND | VM_DONTDUMP | VM_DONTCOPY);
+	neuron_vm_flags_set(vma, NEURON_VM_FLAGS);
 	if (!(vma->vm_flags & VM_WRITE))
 		neuron_vm_flags_clear(vma, VM_MAYWRITE);
 	mutex_lock(&m->lock);

@@ -7,6 +7,7 @@
 #define _NEURON_CORE_MEM_H
 
 #include <linux/kref.h>
+#include <linux/list.h>
 #include <linux/maple_tree.h>
 #include <linux/mutex.h>
 #include <linux/overflow.h>
@@ -41,6 +42,20 @@ struct neuron_mem_hbm {
 	u64 bar_off;
 };
 
+/* Processes that can hold handles on one device at once (its attach slots). */
+#define NEURON_MEM_OWNERS	16
+
+/**
+ * struct neuron_mem_owner - what one process's handles hold on a device
+ * @tgid: the process; not a reference (its handles' chunks hold one)
+ * @bytes: bytes per location (index NEURON_MEM_HOST - 1,
+ *	NEURON_MEM_DEVICE - 1); the entry is free when both are 0
+ */
+struct neuron_mem_owner {
+	struct pid *tgid;
+	u64 bytes[2];
+};
+
 /**
  * struct neuron_mem - a device's memory state
  * @lock: protects everything below but @ready (chunk refcounts are atomic)
@@ -61,9 +76,13 @@ struct neuron_mem_hbm {
  * @chunks: live chunks
  * @nr_handles: live handles
  * @debugfs: the device's debugfs directory
+ * @dmabufs: the device's live dma-bufs (struct neuron_dmabuf), so that
+ *	removal finds and zaps their user mappings
+ * @owners: what each process's handles hold, so that reports and the
+ *	per-process limit never walk the chunks
  */
 struct neuron_mem {
-	/* Protects the pools, @handles, @by_pa, @gone and the counters. */
+	/* Protects the pools, @handles, @by_pa, @gone, @owners, @dmabufs, the counters. */
 	struct mutex lock;
 	bool ready;
 	unsigned int bar;
@@ -79,11 +98,14 @@ struct neuron_mem {
 	unsigned long chunks;
 	unsigned long nr_handles;
 	struct dentry *debugfs;
+	struct list_head dmabufs;
+	struct neuron_mem_owner owners[NEURON_MEM_OWNERS];
 };
 
 void neuron_mem_init(struct neuron_device *nd);
 int neuron_mem_setup(struct neuron_device *nd);
 void neuron_mem_device_gone(struct neuron_device *nd);
+void neuron_dmabuf_zap_locked(struct neuron_device *nd);
 void neuron_mem_fini(struct neuron_device *nd);
 void neuron_mem_debugfs_add(struct neuron_device *nd);
 void neuron_mem_debugfs_remove(struct neuron_device *nd);
@@ -96,6 +118,15 @@ void neuron_mem_detach_locked(struct neuron_device *nd, struct pid *tgid);
 void neuron_mem_usage(struct neuron_device *nd, struct pid *tgid, __kernel_size_t *host,
 		      __kernel_size_t *device);
 int neuron_mem_mmap(struct file *file, struct vm_area_struct *vma);
+
+/*
+ * What every mapping of the device's memory is: fixed in size, left out of
+ * core dumps and not inherited across fork().  VM_IO as well, because it is
+ * what makes the kernel refuse MADV_DOFORK (which would clear VM_DONTCOPY)
+ * and keeps get_user_pages() and ptrace access off driver memory.
+ */
+#define NEURON_VM_FLAGS	(VM_IO | VM_DONTEXPAND | VM_DONTDUMP | VM_DONTCOPY)
+
 int neuron_mem_mmap_bar(struct neuron_file *nf, struct vm_area_struct *vma, unsigned int bar,
 			u64 off, bool rdonly);
 bool neuron_mem_is_chunk_vma(struct vm_area_struct *vma);

@@ -270,7 +270,8 @@ int neuron_range_alloc(struct neuron_range_pool *p, u64 size, u64 align, u64 *ad
 	 * test of @spare only guards against a caller's bad frees.)
 	 */
 	if (p->nodes < p->live + 2 || !p->spare) {
-		e = kmalloc(sizeof(*e), GFP_KERNEL);
+		/* On behalf of the allocating process: its memory cgroup pays. */
+		e = kmalloc(sizeof(*e), GFP_KERNEL_ACCOUNT);
 		if (!e)
 			return -ENOMEM;
 		neuron_range_push_spare(p, e);

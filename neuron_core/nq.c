@@ -245,7 +245,7 @@ static int neuron_nq_get(struct neuron_file *nf, const struct neuron_nq_req *r,
 	if (ret)
 		goto out_unlock;
 	if (!q) {
-		fresh = kzalloc(sizeof(*fresh), GFP_KERNEL);
+		fresh = kzalloc(sizeof(*fresh), GFP_KERNEL_ACCOUNT);
 		if (!fresh) {
 			ret = -ENOMEM;
 			goto out_put;

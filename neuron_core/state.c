@@ -229,6 +229,31 @@ static u32 neuron_reset_held_by_others_locked(struct neuron_device *nd, struct p
 	return held;
 }
 
+/**
+ * neuron_state_foreign_ncs() - cores another process holds
+ * @nd: the device
+ * @tgid: the process asking
+ *
+ * The cores of @nd that a process other than @tgid reserved, or holds by
+ * a reset it asked for (an attach slot of another process).  A snapshot:
+ * what processes hold may change as soon as this returns.
+ *
+ * Context: process context; takes neuron_marks_lock alone (a leaf lock:
+ * the caller may hold neuron_device.lock, never neuron_marks_lock).
+ * Return: bit per core of @nd.
+ */
+u32 neuron_state_foreign_ncs(struct neuron_device *nd, struct pid *tgid)
+{
+	u32 map;
+
+	mutex_lock(&neuron_marks_lock);
+	map = neuron_state_marked_by_others_locked(nd, tgid) |
+	      neuron_reset_held_by_others_locked(nd, tgid);
+	mutex_unlock(&neuron_marks_lock);
+	return map;
+}
+EXPORT_SYMBOL_IF_KUNIT(neuron_state_foreign_ncs);
+
 /* Whether @tgid holds core @nc of @nd; marks lock held. */
 static bool neuron_holds_locked(struct neuron_device *nd, struct pid *tgid, unsigned int nc)
 {
@@ -275,6 +300,8 @@ struct pid *neuron_state_core_owner(struct neuron_device *nd, unsigned int nc)
 
 	if (nc >= NEURON_MAX_NC || nd->index < 0 || nd->index >= NEURON_MAX_DEVICES)
 		return NULL;
+	/* @nc comes from user space. */
+	nc = array_index_nospec(nc, NEURON_MAX_NC);
 	mutex_lock(&neuron_marks_lock);
 	owner = get_pid(neuron_marks[nd->index][nc].tgid);
 	mutex_unlock(&neuron_marks_lock);

@@ -127,16 +127,19 @@ static const struct neuron_dhal_fw v2_fw = {
 
 /*
  * BAR 0 as user space may reach it: the two NeuronCore windows (64 MiB each:
- * state buffer, events, semaphores) and the six TOP_SP blocks (4 MiB each)
- * read and write; the APB register space read only, without the firmware
- * MiscRAM block (mailbox, reset and doorbell registers).  Engine and queue
- * programming registers live in the APB space, so they are never writable.
+ * state buffer, events, semaphores) and the six TOP_SP blocks (4 MiB each;
+ * core n owns TOP_SPs 3n to 3n + 2) read and write; the APB register space
+ * read only, without the firmware MiscRAM block (mailbox, reset and
+ * doorbell registers).  Engine and queue programming registers live in the
+ * APB space, so they are never writable.
  */
 static const struct neuron_dhal_reg_window v2_reg_windows[] = {
-	{ 0x00000000, 2 * SZ_64M, NEURON_REG_READ | NEURON_REG_WRITE },
-	{ 0x10000000, 6 * SZ_4M, NEURON_REG_READ | NEURON_REG_WRITE },
-	{ 0x30000000, 0x00fa0000, NEURON_REG_READ },
-	{ 0x30fa1000, 0x0f05f000, NEURON_REG_READ },
+	{ .offset = 0x00000000, .size = 2 * SZ_64M, .access = NEURON_REG_READ | NEURON_REG_WRITE,
+	  .unit_size = SZ_64M, .units_per_nc = 1 },
+	{ .offset = 0x10000000, .size = 6 * SZ_4M, .access = NEURON_REG_READ | NEURON_REG_WRITE,
+	  .unit_size = SZ_4M, .units_per_nc = 3 },
+	{ .offset = 0x30000000, .size = 0x00fa0000, .access = NEURON_REG_READ },
+	{ .offset = 0x30fa1000, .size = 0x0f05f000, .access = NEURON_REG_READ },
 };
 
 /*

@@ -70,16 +70,20 @@ const struct neuron_dhal_fw neuron_dhal_v3_fw = {
  * (without the firmware MiscRAM block: mailbox, reset and doorbell
  * registers) and the four APB SE spaces, which hold every engine and queue
  * programming register.  Read and write: the eight NeuronCore windows
- * (64 MiB each) and the two groups of eight TOP_SP blocks (4 MiB each).
+ * (64 MiB each) and the two groups of eight TOP_SP blocks (4 MiB each:
+ * TOP_SPs 0-7, then 8-15; core n owns TOP_SPs 2n and 2n + 1).
  */
 static const struct neuron_dhal_reg_window v3_reg_windows[] = {
-	{ 0x00000000, 0x06c84000, NEURON_REG_READ },
-	{ 0x06c85000, 0x1937b000, NEURON_REG_READ },
-	{ 0x40000000, 0x20000000, NEURON_REG_READ },
-	{ 0x80000000, 0x40000000, NEURON_REG_READ },
-	{ 0xd0000000, 8 * SZ_64M, NEURON_REG_READ | NEURON_REG_WRITE },
-	{ 0xf0000000, 8 * SZ_4M, NEURON_REG_READ | NEURON_REG_WRITE },
-	{ 0xf2800000, 8 * SZ_4M, NEURON_REG_READ | NEURON_REG_WRITE },
+	{ .offset = 0x00000000, .size = 0x06c84000, .access = NEURON_REG_READ },
+	{ .offset = 0x06c85000, .size = 0x1937b000, .access = NEURON_REG_READ },
+	{ .offset = 0x40000000, .size = 0x20000000, .access = NEURON_REG_READ },
+	{ .offset = 0x80000000, .size = 0x40000000, .access = NEURON_REG_READ },
+	{ .offset = 0xd0000000, .size = 8 * SZ_64M, .access = NEURON_REG_READ | NEURON_REG_WRITE,
+	  .unit_size = SZ_64M, .units_per_nc = 1 },
+	{ .offset = 0xf0000000, .size = 8 * SZ_4M, .access = NEURON_REG_READ | NEURON_REG_WRITE,
+	  .unit_size = SZ_4M, .units_per_nc = 2 },
+	{ .offset = 0xf2800000, .size = 8 * SZ_4M, .access = NEURON_REG_READ | NEURON_REG_WRITE,
+	  .unit_size = SZ_4M, .first_unit = 8, .units_per_nc = 2 },
 };
 
 /*

@@ -2,10 +2,10 @@
 /*
  * neuron_sim debugfs: /sys/kernel/debug/neuron_sim/neuron_sim<ID>/ holds the
  * fault switch, a reset trigger, the count of resets the simulated
- * firmware finished, the DMA fault switches and counters, the
- * NeuronCores' semaphores and events, and the notification-queue
- * injector.  Nothing here is needed for the simulator to work, so no
- * debugfs failure is reported.
+ * firmware finished, the DMA fault switches and counters (doorbells per
+ * engine among them), the NeuronCores' semaphores and events, and the
+ * notification-queue injector.  Nothing here is needed for the simulator
+ * to work, so no debugfs failure is reported.
  */
 
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
@@ -396,6 +396,13 @@ static const struct file_operations nsim_nq_inject_fops = {
 	.llseek = noop_llseek,
 };
 
+static int nsim_doorbells_show(struct seq_file *m, void *unused)
+{
+	nsim_dma_doorbells_list(m, m->private);
+	return 0;
+}
+DEFINE_SHOW_ATTRIBUTE(nsim_doorbells);
+
 /**
  * nsim_debugfs_init() - create /sys/kernel/debug/neuron_sim
  */
@@ -431,6 +438,7 @@ void nsim_dev_debugfs_add(struct nsim_dev *sd)
 	debugfs_create_u32("dma_errors", 0400, sd->ddir, &sd->dma_errors);
 	debugfs_create_u64("dma_descs", 0400, sd->ddir, &sd->dma_descs);
 	debugfs_create_u64("dma_bytes", 0400, sd->ddir, &sd->dma_bytes);
+	debugfs_create_file("dma_doorbells", 0400, sd->ddir, sd, &nsim_doorbells_fops);
 	debugfs_create_file("semaphores", 0600, sd->ddir, sd, &nsim_sems_fops);
 	debugfs_create_file("events", 0600, sd->ddir, sd, &nsim_events_fops);
 	debugfs_create_file("nq_inject", 0200, sd->ddir, sd, &nsim_nq_inject_fops);

@@ -30,6 +30,7 @@
 #include <linux/mm.h>
 #include <linux/moduleparam.h>
 #include <linux/overflow.h>
+#include <linux/seq_file.h>
 #include <linux/slab.h>
 #include <linux/string.h>
 #include <linux/sysfs.h>
@@ -150,12 +151,15 @@ struct nsim_dma_half {
  * @base: BAR 0 offset of its registers
  * @state: state register of each half (0 M2S, 1 S2M)
  * @pending: per queue: descriptors may wait to be executed
+ * @doorbells: writes to the tail-increment register of any of its queues,
+ *	either half (debugfs dma_doorbells)
  * @q: per queue, per half
  */
 struct nsim_dma_engine {
 	u64 base;
 	u32 state[2];
 	DECLARE_BITMAP(pending, NEURON_UDMA_MAX_QUEUES);
+	u64 doorbells;
 	struct nsim_dma_half q[NEURON_UDMA_MAX_QUEUES][2];
 };
 
@@ -604,6 +608,7 @@ void nsim_dma_write(struct nsim_dev *sd, u64 off, u32 val)
 	if (qid >= NEURON_UDMA_MAX_QUEUES)
 		goto out;
 	if (reg == NEURON_UDMA_Q_TAIL_INC) {
+		e->doorbells++;
 		nsim_dma_doorbell(sd, e, qid, h, val);
 	} else if (reg == (h ? NEURON_UDMA_S2M_Q_SW_CTRL : NEURON_UDMA_M2S_Q_SW_CTRL) &&
 		   (val & NEURON_UDMA_Q_SW_CTRL_RESET)) {
@@ -669,6 +674,26 @@ bool nsim_dma_read(struct nsim_dev *sd, u64 off, u32 *val)
 	}
 	spin_unlock(&sd->dma_lock);
 	return true;
+}
+
+/**
+ * nsim_dma_doorbells_list() - list the engines' doorbell counts
+ * @m: where the listing goes
+ * @sd: the simulated device
+ *
+ * One line "ENGINE COUNT" (decimal) per engine whose tail-increment
+ * registers were ever written, in engine order.
+ */
+void nsim_dma_doorbells_list(struct seq_file *m, struct nsim_dev *sd)
+{
+	struct nsim_dma_engine *e;
+	unsigned long idx;
+
+	spin_lock(&sd->dma_lock);
+	xa_for_each(&sd->dma_engines, idx, e)
+		if (e->doorbells)
+			seq_printf(m, "%lu %llu\n", idx, e->doorbells);
+	spin_unlock(&sd->dma_lock);
 }
 
 /**

@@ -21,6 +21,8 @@
 
 #include <neuron/device.h>
 
+struct seq_file;
+
 /* Simulated device ids (and default routing ids) are 0..NSIM_MAX_DEVICES-1. */
 #define NSIM_MAX_DEVICES	64
 
@@ -299,6 +301,7 @@ void nsim_dma_write(struct nsim_dev *sd, u64 off, u32 val);
 bool nsim_dma_read(struct nsim_dev *sd, u64 off, u32 *val);
 void nsim_dma_set_fault(struct nsim_dev *sd, bool stall, bool on);
 bool nsim_dma_get_fault(struct nsim_dev *sd, bool stall);
+void nsim_dma_doorbells_list(struct seq_file *m, struct nsim_dev *sd);
 int nsim_dma_copy_bench(struct nsim_dev *sd, u64 size, bool to_dev, u64 *ns);
 int nsim_dma_ring_write(struct nsim_dev *sd, u64 base, u32 size, u32 pos,
 			const u32 *words, unsigned int n);

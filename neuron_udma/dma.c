@@ -34,6 +34,7 @@
 #include <linux/mm.h>
 #include <linux/module.h>
 #include <linux/moduleparam.h>
+#include <linux/nospec.h>
 #include <linux/overflow.h>
 #include <linux/pagemap.h>
 #include <linux/sched/signal.h>
@@ -43,6 +44,7 @@
 #include <linux/slab.h>
 #include <linux/uaccess.h>
 
+#include <kunit/visibility.h>
 #include <neuron/compat.h>
 #include <neuron/udma.h>
 
@@ -89,6 +91,8 @@ static int neuron_dma_chan_program(struct neuron_dma_chan *ch)
 	int ret;
 
 	ch->epoch = atomic_read(&dma->epoch);
+	/* A core reset after this point has the channel programmed again. */
+	clear_bit(ch - dma->chans, &dma->reinit);
 	ret = neuron_udma_engine_init(&ch->eng, dma->nd, dma->gen, index);
 	if (!ret) {
 		neuron_udma_engine_error_setup(&ch->eng);
@@ -221,7 +225,7 @@ static struct neuron_dma_chan *neuron_dma_chan_get(struct neuron_dma *dma)
 	__set_bit(i, &dma->busy);
 	spin_unlock(&dma->busy_lock);
 	ch = &dma->chans[i];
-	if (ch->broken || ch->epoch != atomic_read(&dma->epoch)) {
+	if (ch->broken || ch->epoch != atomic_read(&dma->epoch) || test_bit(i, &dma->reinit)) {
 		if (neuron_dma_chan_program(ch)) {
 			spin_lock(&dma->busy_lock);
 			__clear_bit(i, &dma->busy);
@@ -794,8 +798,11 @@ int neuron_dma_copy_async(struct neuron_device *nd, struct neuron_dma_async *as,
 	as->chan[slot] = ch;
 
 wait_prev:
+	/* @pwait, checked above, comes from user space. */
 	if (pwait != (u32)NEURON_DMA_H2T_CTX_HANDLE_NONE)
-		ret = neuron_dma_async_finish(dma, as, pwait - 1, true);
+		ret = neuron_dma_async_finish(dma, as,
+					      array_index_nospec(pwait - 1, ARRAY_SIZE(as->chan)),
+					      true);
 out:
 	mutex_unlock(&as->lock);
 	return ret;
@@ -812,13 +819,16 @@ out:
  */
 int neuron_dma_async_wait(struct neuron_device *nd, struct neuron_dma_async *as, u32 handle)
 {
+	unsigned int slot;
 	int ret;
 
 	if (handle != NEURON_DMA_H2T_CTX_HANDLE_ASYNC1 &&
 	    handle != NEURON_DMA_H2T_CTX_HANDLE_ASYNC2)
 		return -EINVAL;
+	/* @handle comes from user space. */
+	slot = array_index_nospec(handle - 1, ARRAY_SIZE(as->chan));
 	mutex_lock(&as->lock);
-	ret = neuron_dma_async_finish(neuron_dma_of(nd), as, handle - 1, true);
+	ret = neuron_dma_async_finish(neuron_dma_of(nd), as, slot, true);
 	mutex_unlock(&as->lock);
 	return ret;
 }
@@ -906,11 +916,19 @@ int neuron_dma_engine_state(struct neuron_device *nd, u32 eng_id,
 }
 
 /**
- * neuron_dma_queue_state() - registers of one queue of an engine
+ * neuron_dma_queue_state() - registers of one queue of an engine, as the
+ *	caller may see them
  * @nd: the device
  * @eng_id: engine id
  * @qid: queue
  * @st: filled in
+ *
+ * The ring bases are not the registers: those hold addresses of driver
+ * memory (the channels' rings on the host engines, the shadow rings of
+ * user queues), which no process may learn.  Each base is that of the
+ * caller's own ring when the queue is one the caller initialised with
+ * DMA_QUEUE_INIT (the chunk it named, whose address it knows), else 0:
+ * see neuron_dma_queue_bases().
  *
  * Return: as neuron_dma_engine_state(); -EINVAL for a bad @qid too.
  */
@@ -921,10 +939,15 @@ int neuron_dma_queue_state(struct neuron_device *nd, u32 eng_id, u32 qid,
 
 	if (IS_ERR(eng))
 		return PTR_ERR(eng);
-	if (qid < eng->gen->queues)
-		neuron_udma_queue_state(&eng->queue[qid], st);
+	if (qid >= eng->gen->queues) {
+		kfree(eng);
+		return -EINVAL;
+	}
+	/* @qid comes from user space. */
+	neuron_udma_queue_state(&eng->queue[array_index_nospec(qid, eng->gen->queues)], st);
 	kfree(eng);
-	return qid < neuron_dma_of(nd)->gen->queues ? 0 : -EINVAL;
+	neuron_dma_queue_bases(nd, eng_id, qid, &st->m2s.base, &st->s2m.base);
+	return 0;
 }
 
 /* ---- Device lifetime ------------------------------------------------- */
@@ -960,18 +983,81 @@ int neuron_dma_attach(struct neuron_device *nd, void **priv)
 }
 
 /**
+ * neuron_dma_engine_cores() - the NeuronCores an engine belongs to
+ * @gen: the generation's engine geometry
+ * @ncs: NeuronCores of the device
+ * @eng_id: engine id, below @gen->engines
+ *
+ * Derived from the geometry alone, so every generation gets it the same
+ * way: the group engines are shared out evenly among the cores in id order
+ * (16 per core on v2, v3 and v4: a group per core on v2, half a group on
+ * v3 and v4), and so are the host engines (v2: one per core; v3 and v4:
+ * one per pair of cores, as in dma_h2t.c).  A reset of any of those cores
+ * touches the engine.  When the counts do not divide evenly, every core's
+ * reset touches every engine.
+ *
+ * Return: bit n set for core n; never 0.
+ */
+u32 neuron_dma_engine_cores(const struct neuron_udma_gen *gen, u32 ncs, u32 eng_id)
+{
+	u32 grouped = gen->groups * gen->group_engines;
+	u32 n = eng_id < grouped ? grouped : gen->engines - grouped;
+	u32 e = eng_id < grouped ? eng_id : eng_id - grouped;
+	u32 first, per;
+
+	if (!ncs || ncs > 32 || !n || eng_id >= gen->engines)
+		return U32_MAX;
+	if (n >= ncs) {
+		if (n % ncs)
+			return U32_MAX;
+		return BIT(e / (n / ncs));
+	}
+	if (ncs % n)
+		return U32_MAX;
+	per = ncs / n;
+	first = e * per;
+	return GENMASK(first + per - 1, first);
+}
+EXPORT_SYMBOL_IF_KUNIT(neuron_dma_engine_cores);
+
+/*
+ * Cores @cores (U32_MAX: the device) were reset: the channels on engines
+ * the reset touched are programmed again on their next use.  A copy in
+ * flight on one ends as it would anyway (the holder alone touches its
+ * channel).
+ */
+static void neuron_dma_chans_reset(struct neuron_dma *dma, u32 cores)
+{
+	const struct neuron_dhal *dhal = neuron_device_dhal(dma->nd);
+	u32 ncs = dhal && dhal->layout ? dhal->layout->nc_count : 0;
+	unsigned int i;
+
+	mutex_lock(&dma->lock);
+	for (i = 0; dma->ready && i < dma->nr_chans; i++) {
+		u32 grouped = dma->gen->groups * dma->gen->group_engines;
+
+		if (neuron_dma_engine_cores(dma->gen, ncs, grouped + i) & cores)
+			set_bit(i, &dma->reinit);
+	}
+	mutex_unlock(&dma->lock);
+}
+
+/**
  * neuron_dma_device_reset() - the device was reset
  * @nd: the device
  * @priv: its DMA state
  *
- * Each channel's engine is programmed again on its next use; the copy
- * queues processes claimed are released.
+ * Each channel's engine is programmed again on its next use; every user
+ * queue becomes stale (neuron_dma_user_reset()) and every user engine is
+ * programmed again on its next use; the copy queues processes claimed are
+ * released.
  */
 void neuron_dma_device_reset(struct neuron_device *nd, void *priv)
 {
 	struct neuron_dma *dma = priv;
 
 	atomic_inc(&dma->epoch);
+	neuron_dma_user_reset(dma, U32_MAX);
 	neuron_dma_h2t_reset(nd, U32_MAX);
 }
 
@@ -981,10 +1067,18 @@ void neuron_dma_device_reset(struct neuron_device *nd, void *priv)
  * @priv: its DMA state
  * @cores: the cores (bit n: core n)
  *
- * Releases the copy queues processes claimed for those cores.
+ * The engines of those cores (neuron_dma_engine_cores()) are programmed
+ * again, error handling included, on their next use, the driver's
+ * channels among them; the user queues on them become stale
+ * (neuron_dma_user_reset()); the copy queues processes claimed for those
+ * cores are released.
  */
 void neuron_dma_cores_reset(struct neuron_device *nd, void *priv, u32 cores)
 {
+	struct neuron_dma *dma = priv;
+
+	neuron_dma_chans_reset(dma, cores);
+	neuron_dma_user_reset(dma, cores);
 	neuron_dma_h2t_reset(nd, cores);
 }
 

@@ -99,12 +99,22 @@ struct neuron_dma_uhalf {
 /**
  * struct neuron_dma_uq - a queue user space programmed
  * @owner: the process that initialised it (a reference), NULL when free
+ * @stale: a reset touched the queue's engine since it was initialised: the
+ *	queue is parked, its rings and chunks are dropped, and it only
+ *	waits for its owner to release it or initialise it again
  * @half: TX (M2S) and RX (S2M) rings
  * @refs: chunks the started descriptors address, one reference each,
  *	indexed by the chunk's address; held until the queue is released
+ *	(or a reset makes it stale)
  */
 struct neuron_dma_uq {
 	struct pid *owner;
+	/*
+	 * Set by the plane's reset callbacks, cleared by release and init;
+	 * read and written only under the engine's &neuron_dma_ueng.lock,
+	 * which COPY_START holds up to and including its doorbell.
+	 */
+	bool stale;
 	struct neuron_dma_uhalf half[2];
 	struct xarray refs;
 };
@@ -113,7 +123,8 @@ struct neuron_dma_uq {
  * struct neuron_dma_ueng - an engine whose queues user space programs
  * @lock: protects everything below and the engine's registers
  * @id: engine id
- * @programmed: @eng was initialised, in device-reset epoch @epoch
+ * @programmed: @eng was initialised, in device-reset epoch @epoch, and no
+ *	reset of a core it belongs to came since
  * @epoch: see @programmed
  * @eng: the engine
  * @q: its queues
@@ -155,6 +166,9 @@ struct neuron_dma_h2t {
  *	@nr_chans - 1, so synchronous copies always find one)
  * @epoch: bumped by every device reset; a channel programmed before it is
  *	programmed again on its next use
+ * @reinit: bitmap of channels whose engine a core reset touched since they
+ *	were last programmed: programmed again on their next use (atomic
+ *	bit operations, no lock)
  * @copies: transfers completed
  * @bytes: bytes they moved
  * @timeouts: waits that timed out
@@ -191,6 +205,7 @@ struct neuron_dma {
 	unsigned long busy;
 	atomic_t async_held;
 	atomic_t epoch;
+	unsigned long reinit;
 	atomic64_t copies;
 	atomic64_t bytes;
 	atomic64_t timeouts;
@@ -318,6 +333,7 @@ void neuron_dma_device_reset(struct neuron_device *nd, void *priv);
 
 int neuron_dma_setup(struct neuron_dma *dma);
 int neuron_dma_engine_check(struct neuron_dma *dma, u32 eng_id);
+u32 neuron_dma_engine_cores(const struct neuron_udma_gen *gen, u32 ncs, u32 eng_id);
 int neuron_dma_chunk_io(struct neuron_device *nd, struct neuron_mem_chunk *mc, u64 off,
 			void *buf, u64 len, bool to_chunk);
 
@@ -348,6 +364,7 @@ int neuron_dma_queue_state(struct neuron_device *nd, u32 eng_id, u32 qid,
 /* dma_user.c: queues user space programs */
 int neuron_dma_queue_init(struct neuron_device *nd, const struct neuron_ioctl_dma_queue_init *a);
 int neuron_dma_queue_release(struct neuron_device *nd, u32 eng_id, u32 qid);
+void neuron_dma_queue_bases(struct neuron_device *nd, u32 eng_id, u32 qid, u64 *tx, u64 *rx);
 int neuron_dma_queue_start(struct neuron_device *nd, u32 eng_id, u32 qid, u32 tx_n, u32 rx_n);
 int neuron_dma_queue_ack(struct neuron_device *nd, u32 eng_id, u32 qid, u32 count);
 int neuron_dma_copy_descriptors(struct neuron_device *nd, u64 handle, const void __user *buf,
@@ -364,6 +381,7 @@ void neuron_dma_h2t_detach(struct neuron_device *nd, struct pid *tgid);
 void neuron_dma_h2t_reset(struct neuron_device *nd, u32 cores);
 int neuron_dma_eng_set_state(struct neuron_device *nd, u32 eng_id, enum neuron_udma_state state);
 void neuron_dma_detach(struct neuron_device *nd, struct pid *tgid);
+void neuron_dma_user_reset(struct neuron_dma *dma, u32 cores);
 void neuron_dma_user_gone(struct neuron_device *nd);
 
 /* dma_zc.c: asynchronous zero-copy transfers and their completion queues */

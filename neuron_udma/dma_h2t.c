@@ -18,6 +18,7 @@
  */
 
 #include <linux/mutex.h>
+#include <linux/nospec.h>
 #include <linux/pid.h>
 #include <linux/sched.h>
 #include <linux/sched/signal.h>
@@ -40,6 +41,8 @@ static int neuron_h2t_where(struct neuron_device *nd, u32 nc, unsigned int *eng,
 		return -EOPNOTSUPP;
 	if (nc >= ncs)
 		return -EINVAL;
+	/* @nc comes from user space; *@eng indexes &neuron_dma.h2t. */
+	nc = array_index_nospec(nc, ncs);
 	hosts = gen->engines - gen->groups * gen->group_engines;
 	if (!hosts || hosts > NEURON_DMA_MAX_CHANS || ncs % hosts ||
 	    ncs / hosts >= gen->queues)
@@ -170,11 +173,12 @@ int neuron_dma_h2t_queue(struct neuron_device *nd, u32 nc, s32 qid, unsigned int
 		qid = nc % per;
 	if (qid < 0 || qid >= neuron_device_dhal(nd)->udma->queues)
 		return -ENOENT;
-	*q = qid;
-	if (qid == nc % per)
+	/* @qid comes from user space. */
+	*q = array_index_nospec((u32)qid, neuron_device_dhal(nd)->udma->queues);
+	if (*q == nc % per)
 		return 0;
 	mutex_lock(&dma->h2t_lock);
-	if (dma->h2t[*eng].owner[qid] != task_tgid(current) || dma->h2t[*eng].nc[qid] != nc)
+	if (dma->h2t[*eng].owner[*q] != task_tgid(current) || dma->h2t[*eng].nc[*q] != nc)
 		ret = -ENOENT;
 	mutex_unlock(&dma->h2t_lock);
 	return ret;

@@ -17,17 +17,20 @@
 
 #include <linux/bitops.h>
 #include <linux/mutex.h>
+#include <linux/nospec.h>
 #include <linux/pid.h>
 #include <linux/sched.h>
 #include <linux/sched/signal.h>
 
 #include "dma.h"
 
-static int neuron_scrub_check(struct neuron_device *nd, u32 nc_id, u32 hbm)
+/* Check the core and HBM channel; *@hbm, from user space, indexes arrays. */
+static int neuron_scrub_check(struct neuron_device *nd, u32 nc_id, u32 *hbm)
 {
-	if (nc_id >= neuron_device_dhal(nd)->layout->nc_count || hbm >= neuron_mem_hbm_count(nd) ||
-	    hbm >= NEURON_MAX_HBM)
+	if (nc_id >= neuron_device_dhal(nd)->layout->nc_count || *hbm >= neuron_mem_hbm_count(nd) ||
+	    *hbm >= NEURON_MAX_HBM)
 		return -EINVAL;
+	*hbm = array_index_nospec(*hbm, NEURON_MAX_HBM);
 	return 0;
 }
 
@@ -50,7 +53,7 @@ int neuron_dma_scrub_start(struct neuron_device *nd, u32 nc_id, u32 hbm, u32 pat
 	unsigned int n, i;
 	int ret;
 
-	ret = neuron_scrub_check(nd, nc_id, hbm);
+	ret = neuron_scrub_check(nd, nc_id, &hbm);
 	if (ret)
 		return ret;
 	mutex_lock(&dma->scrub_lock);
@@ -94,7 +97,7 @@ int neuron_dma_scrub_wait(struct neuron_device *nd, u32 nc_id, u32 hbm)
 	struct neuron_dma *dma = neuron_dma_of(nd);
 	int ret;
 
-	ret = neuron_scrub_check(nd, nc_id, hbm);
+	ret = neuron_scrub_check(nd, nc_id, &hbm);
 	if (ret)
 		return ret;
 	mutex_lock(&dma->scrub_lock);

@@ -17,11 +17,16 @@
  * A queue belongs to the process that initialised it; another process gets
  * -EBUSY.  Engines of the host-to-device group are the driver's own.  A
  * process's queues are parked (pointed at no ring) and released when it
- * detaches.  See Documentation/dma.rst.
+ * detaches.  A reset of the device, or of a NeuronCore an engine belongs
+ * to, makes the queues on the engines it touched stale: parked and dropped
+ * at once, refused with -ESTALE until their owner releases them or
+ * initialises them again; the engines are programmed again on next use.
+ * See Documentation/dma.rst.
  */
 
 #include <linux/dma-mapping.h>
 #include <linux/mm.h>
+#include <linux/nospec.h>
 #include <linux/overflow.h>
 #include <linux/pid.h>
 #include <linux/sched.h>
@@ -107,9 +112,13 @@ static void neuron_uq_half_free(struct neuron_dma *dma, struct neuron_dma_uhalf 
 	memset(h, 0, sizeof(*h));
 }
 
-/* Park queue @qid, drop what it holds and forget its owner. */
-static void neuron_uq_release_locked(struct neuron_dma *dma, struct neuron_dma_ueng *ue,
-				     unsigned int qid, bool hw)
+/*
+ * Park queue @qid (with @hw, on an engine that was programmed) and drop what
+ * it holds: its shadow rings and the chunks its descriptors address.  Its
+ * owner stays.
+ */
+static void neuron_uq_drop_locked(struct neuron_dma *dma, struct neuron_dma_ueng *ue,
+				  unsigned int qid, bool hw)
 {
 	static const struct neuron_udma_ring_cfg none = {};
 	struct neuron_dma_uq *uq = &ue->q[qid];
@@ -117,8 +126,6 @@ static void neuron_uq_release_locked(struct neuron_dma *dma, struct neuron_dma_u
 	unsigned long idx;
 
 	lockdep_assert_held(&ue->lock);
-	if (!uq->owner)
-		return;
 	/* The engine lets go of the shadow rings before they are freed. */
 	if (hw && ue->programmed)
 		neuron_udma_queue_init(&ue->eng, qid, &none, &none);
@@ -128,8 +135,23 @@ static void neuron_uq_release_locked(struct neuron_dma *dma, struct neuron_dma_u
 		xa_erase(&uq->refs, idx);
 		neuron_mem_put(mc);
 	}
+}
+
+/* Park queue @qid, drop what it holds and forget its owner. */
+static void neuron_uq_release_locked(struct neuron_dma *dma, struct neuron_dma_ueng *ue,
+				     unsigned int qid, bool hw)
+{
+	struct neuron_dma_uq *uq = &ue->q[qid];
+
+	lockdep_assert_held(&ue->lock);
+	if (!uq->owner)
+		return;
+	/* A stale queue was parked and dropped by the reset. */
+	if (!uq->stale)
+		neuron_uq_drop_locked(dma, ue, qid, hw);
 	put_pid(uq->owner);
 	uq->owner = NULL;
+	uq->stale = false;
 }
 
 /*
@@ -176,7 +198,8 @@ static int neuron_uq_half_setup(struct neuron_dma *dma, struct neuron_dma_uhalf 
  * likewise tx), 32..NEURON_DMA_UQ_MAX_DESCS descriptors and a multiple of
  * 16; completion rings (rxc_handle) are not supported; the AXI port is
  * ignored (every generation has one).  Initialising one's own queue again
- * starts it over.
+ * starts it over, a queue a reset made stale included (its engine is
+ * programmed again first).
  *
  * Return: 0; -EINVAL for a bad id, count, ring or a completion ring;
  * -EBUSY for a host engine or another process's queue; -ENOMEM.
@@ -187,6 +210,7 @@ int neuron_dma_queue_init(struct neuron_device *nd, const struct neuron_ioctl_dm
 	struct neuron_udma_ring_cfg tx, rx;
 	struct neuron_dma_ueng *ue;
 	struct neuron_dma_uq *uq;
+	unsigned int qid;
 	int ret;
 
 	ue = neuron_uq_engine(dma, a->eng_id, true);
@@ -194,12 +218,14 @@ int neuron_dma_queue_init(struct neuron_device *nd, const struct neuron_ioctl_dm
 		return PTR_ERR(ue);
 	if (a->qid >= dma->gen->queues || a->rxc_handle)
 		return -EINVAL;
+	/* @a->qid comes from user space. */
+	qid = array_index_nospec(a->qid, dma->gen->queues);
 	mutex_lock(&ue->lock);
-	uq = &ue->q[a->qid];
+	uq = &ue->q[qid];
 	ret = -EBUSY;
 	if (uq->owner && uq->owner != task_tgid(current))
 		goto out;
-	neuron_uq_release_locked(dma, ue, a->qid, true);
+	neuron_uq_release_locked(dma, ue, qid, true);
 	ret = neuron_uq_engine_ready(dma, ue);
 	if (ret)
 		goto out;
@@ -217,19 +243,23 @@ int neuron_dma_queue_init(struct neuron_device *nd, const struct neuron_ioctl_dm
 		.addr = uq->half[UQ_RX].shadow_dma | neuron_device_host_base(nd),
 		.size = uq->half[UQ_RX].size,
 	};
-	ret = neuron_udma_queue_init(&ue->eng, a->qid, &tx, &rx);
+	ret = neuron_udma_queue_init(&ue->eng, qid, &tx, &rx);
 	if (ret)
 		goto err;
 	mutex_unlock(&ue->lock);
 	return 0;
 err:
-	neuron_uq_release_locked(dma, ue, a->qid, false);
+	neuron_uq_release_locked(dma, ue, qid, false);
 out:
 	mutex_unlock(&ue->lock);
 	return ret;
 }
 
-/* The caller's queue, locked; or an ERR_PTR. */
+/*
+ * The engine of the caller's queue @qid, returned with its lock held, which
+ * the caller releases; or an ERR_PTR, with no lock held.  No __acquires():
+ * sparse cannot express a lock taken only on success, and tracks no mutex.
+ */
 static struct neuron_dma_ueng *neuron_uq_get(struct neuron_device *nd, u32 eng_id, u32 qid)
 {
 	struct neuron_dma_ueng *ue = neuron_uq_engine(neuron_dma_of(nd), eng_id, false);
@@ -241,13 +271,36 @@ static struct neuron_dma_ueng *neuron_uq_get(struct neuron_device *nd, u32 eng_i
 		return ue;
 	if (qid >= neuron_dma_of(nd)->gen->queues)
 		return ERR_PTR(-EINVAL);
+	/* @qid comes from user space; the callers clamp their copy too. */
+	qid = array_index_nospec(qid, neuron_dma_of(nd)->gen->queues);
 	mutex_lock(&ue->lock);
 	owner = ue->q[qid].owner;
-	if (owner == task_tgid(current))
+	if (owner != task_tgid(current)) {
+		mutex_unlock(&ue->lock);
+		/* Nobody's queue: not initialised; someone else's: busy. */
+		return ERR_PTR(owner ? -EBUSY : -EINVAL);
+	}
+	return ue;
+}
+
+/*
+ * neuron_uq_get() for the commands that use the queue's rings: a queue a
+ * reset made stale is -ESTALE, with no lock held.  Otherwise the engine's
+ * lock, held until the command is done, keeps a reset from making the
+ * queue stale meanwhile: the reset waits for it.
+ */
+static struct neuron_dma_ueng *neuron_uq_get_live(struct neuron_device *nd, u32 eng_id, u32 qid)
+{
+	struct neuron_dma_ueng *ue = neuron_uq_get(nd, eng_id, qid);
+
+	if (IS_ERR(ue))
 		return ue;
-	mutex_unlock(&ue->lock);
-	/* Nobody's queue: not initialised; someone else's: busy. */
-	return ERR_PTR(owner ? -EBUSY : -EINVAL);
+	/* @qid was checked by neuron_uq_get(). */
+	if (ue->q[array_index_nospec(qid, NEURON_UDMA_MAX_QUEUES)].stale) {
+		mutex_unlock(&ue->lock);
+		return ERR_PTR(-ESTALE);
+	}
+	return ue;
 }
 
 /**
@@ -255,6 +308,8 @@ static struct neuron_dma_ueng *neuron_uq_get(struct neuron_device *nd, u32 eng_i
  * @nd: the device
  * @eng_id: engine
  * @qid: queue
+ *
+ * A queue a reset made stale is released too.
  *
  * Return: 0; -EINVAL for a bad id or a queue that is not initialised;
  * -EBUSY for another process's queue.
@@ -265,9 +320,47 @@ int neuron_dma_queue_release(struct neuron_device *nd, u32 eng_id, u32 qid)
 
 	if (IS_ERR(ue))
 		return PTR_ERR(ue);
+	qid = array_index_nospec(qid, NEURON_UDMA_MAX_QUEUES);	/* checked */
 	neuron_uq_release_locked(neuron_dma_of(nd), ue, qid, true);
 	mutex_unlock(&ue->lock);
 	return 0;
+}
+
+/**
+ * neuron_dma_queue_bases() - the ring bases DMA_QUEUE_GET_STATE reports
+ * @nd: the device
+ * @eng_id: engine, checked by the caller
+ * @qid: queue, checked by the caller
+ * @tx: set to the address of the caller's TX ring, or 0
+ * @rx: likewise for the RX ring
+ *
+ * The engine's base registers never hold an address user space gave: the
+ * host engines run the driver's channels, on rings in driver memory, and
+ * every user queue runs on shadow rings in driver memory.  No process may
+ * learn those addresses.  So for a queue the calling process initialised
+ * with DMA_QUEUE_INIT the bases are those of the rings it named there
+ * (the device-view addresses of its own chunks, which MEM_GET_PA tells
+ * it), and for every other queue (the driver's, another process's, one
+ * nobody initialised, one a reset made stale, whose rings are let go) they
+ * are 0.
+ */
+void neuron_dma_queue_bases(struct neuron_device *nd, u32 eng_id, u32 qid, u64 *tx, u64 *rx)
+{
+	struct neuron_dma_ueng *ue = neuron_uq_engine(neuron_dma_of(nd), eng_id, false);
+	struct neuron_dma_uq *uq;
+
+	*tx = 0;
+	*rx = 0;
+	if (IS_ERR(ue) || qid >= NEURON_UDMA_MAX_QUEUES)
+		return;
+	/* @qid comes from user space. */
+	uq = &ue->q[array_index_nospec(qid, NEURON_UDMA_MAX_QUEUES)];
+	mutex_lock(&ue->lock);
+	if (uq->owner == task_tgid(current) && uq->half[UQ_TX].mc && uq->half[UQ_RX].mc) {
+		*tx = uq->half[UQ_TX].mc->pa;
+		*rx = uq->half[UQ_RX].mc->pa;
+	}
+	mutex_unlock(&ue->lock);
 }
 
 /*
@@ -387,11 +480,12 @@ static int neuron_uq_commit(struct neuron_device *nd, struct neuron_dma_uq *uq,
  *
  * Return: 0; -EINVAL for a bad id or count, or a descriptor that addresses
  * anything but the caller's chunks (nothing is started then); -EBUSY for
- * another process's queue.
+ * another process's queue; -ESTALE for a queue a reset made stale (nothing
+ * is started, no doorbell rings).
  */
 int neuron_dma_queue_start(struct neuron_device *nd, u32 eng_id, u32 qid, u32 tx_n, u32 rx_n)
 {
-	struct neuron_dma_ueng *ue = neuron_uq_get(nd, eng_id, qid);
+	struct neuron_dma_ueng *ue = neuron_uq_get_live(nd, eng_id, qid);
 	struct neuron_udma_desc *d = NULL;
 	struct neuron_dma_uhalf *tx, *rx;
 	struct neuron_dma_uq *uq;
@@ -399,6 +493,7 @@ int neuron_dma_queue_start(struct neuron_device *nd, u32 eng_id, u32 qid, u32 tx
 
 	if (IS_ERR(ue))
 		return PTR_ERR(ue);
+	qid = array_index_nospec(qid, NEURON_UDMA_MAX_QUEUES);	/* checked */
 	uq = &ue->q[qid];
 	tx = &uq->half[UQ_TX];
 	rx = &uq->half[UQ_RX];
@@ -443,15 +538,16 @@ out:
  * checks the request.
  *
  * Return: 0; -EINVAL for a bad id or a count larger than the ring; -EBUSY
- * for another process's queue.
+ * for another process's queue; -ESTALE for a queue a reset made stale.
  */
 int neuron_dma_queue_ack(struct neuron_device *nd, u32 eng_id, u32 qid, u32 count)
 {
-	struct neuron_dma_ueng *ue = neuron_uq_get(nd, eng_id, qid);
+	struct neuron_dma_ueng *ue = neuron_uq_get_live(nd, eng_id, qid);
 	int ret = 0;
 
 	if (IS_ERR(ue))
 		return PTR_ERR(ue);
+	qid = array_index_nospec(qid, NEURON_UDMA_MAX_QUEUES);	/* checked */
 	if (count > ue->q[qid].half[UQ_RX].size)
 		ret = -EINVAL;
 	mutex_unlock(&ue->lock);
@@ -529,7 +625,7 @@ out:
  * ring; slots never started read as zeros.
  *
  * Return: 0; -EFAULT; -EINVAL for a bad id, type or range; -EBUSY for
- * another process's queue.
+ * another process's queue; -ESTALE for a queue a reset made stale.
  */
 int neuron_dma_descriptor_copyout(struct neuron_device *nd, u32 eng_id, u32 qid, u32 type,
 				  u32 start, u32 count, void __user *buf)
@@ -541,13 +637,17 @@ int neuron_dma_descriptor_copyout(struct neuron_device *nd, u32 eng_id, u32 qid,
 
 	if (type != NEURON_DMA_QUEUE_TYPE_TX && type != NEURON_DMA_QUEUE_TYPE_RX)
 		return -EINVAL;
-	ue = neuron_uq_get(nd, eng_id, qid);
+	ue = neuron_uq_get_live(nd, eng_id, qid);
 	if (IS_ERR(ue))
 		return PTR_ERR(ue);
+	qid = array_index_nospec(qid, NEURON_UDMA_MAX_QUEUES);	/* checked */
 	h = &ue->q[qid].half[type == NEURON_DMA_QUEUE_TYPE_TX ? UQ_TX : UQ_RX];
-	if (count && !check_add_overflow((u64)start, (u64)count, &end) && end <= h->size)
+	if (count && !check_add_overflow((u64)start, (u64)count, &end) && end <= h->size) {
+		/* @start comes from user space. */
+		start = array_index_nospec(start, h->size);
 		ret = copy_to_user(buf, &h->shadow[start], (u64)count * sizeof(*h->shadow)) ?
 		      -EFAULT : 0;
+	}
 	mutex_unlock(&ue->lock);
 	return ret;
 }
@@ -645,6 +745,53 @@ void neuron_dma_detach(struct neuron_device *nd, struct pid *tgid)
 		for (q = 0; q < NEURON_UDMA_MAX_QUEUES; q++)
 			if (ue->q[q].owner == tgid)
 				neuron_uq_release_locked(dma, ue, q, true);
+		mutex_unlock(&ue->lock);
+	}
+}
+
+/**
+ * neuron_dma_user_reset() - cores or the device were reset: stale queues
+ * @dma: the device's DMA state
+ * @cores: the NeuronCores reset (bit n: core n); U32_MAX for the device
+ *
+ * Every queue on an engine the reset touched (neuron_dma_engine_cores())
+ * becomes stale: it is parked and its shadow rings and chunks are let go
+ * now, while its owner keeps it until DMA_QUEUE_RELEASE, DMA_QUEUE_INIT or
+ * its detach; COPY_START, ACK_COMPLETED and DESCRIPTOR_COPYOUT refuse it
+ * with -ESTALE.  Those engines, with or without queues, are programmed
+ * again (error handling included) on their next use.
+ *
+ * Called from the plane's reset callbacks, with the plane lock held (so
+ * the engines cannot go meanwhile).  Each engine's lock is taken, so a
+ * command holding it (COPY_START up to its doorbell) ends first, and none
+ * reaches a stale queue's rings or doorbell once this returned.
+ */
+void neuron_dma_user_reset(struct neuron_dma *dma, u32 cores)
+{
+	const struct neuron_dhal *dhal = neuron_device_dhal(dma->nd);
+	u32 ncs = dhal && dhal->layout ? dhal->layout->nc_count : 0;
+	const struct neuron_udma_gen *gen;
+	struct neuron_dma_ueng *ue;
+	unsigned long id;
+	unsigned int q;
+
+	/* User engines exist only once DMA is set up, which sets @gen for good. */
+	mutex_lock(&dma->lock);
+	gen = dma->ready ? dma->gen : NULL;
+	mutex_unlock(&dma->lock);
+	if (!gen)
+		return;
+	xa_for_each(&dma->uengs, id, ue) {
+		if (!(neuron_dma_engine_cores(gen, ncs, id) & cores))
+			continue;
+		mutex_lock(&ue->lock);
+		for (q = 0; q < NEURON_UDMA_MAX_QUEUES; q++) {
+			if (!ue->q[q].owner || ue->q[q].stale)
+				continue;
+			neuron_uq_drop_locked(dma, ue, q, true);
+			ue->q[q].stale = true;
+		}
+		ue->programmed = false;
 		mutex_unlock(&ue->lock);
 	}
 }

@@ -27,6 +27,7 @@
 #include <linux/kthread.h>
 #include <linux/mm.h>
 #include <linux/mutex.h>
+#include <linux/nospec.h>
 #include <linux/pagemap.h>
 #include <linux/pid.h>
 #include <linux/sched/mm.h>
@@ -356,13 +357,15 @@ int neuron_zc_queues(struct neuron_zc_file *zf, u32 nc, u32 bmap,
 			return -EINVAL;
 	mutex_lock(&zf->lock);
 	for_each_set_bit(qid, &bits, NEURON_UDMA_MAX_QUEUES) {
-		cq = neuron_zc_cq_get_locked(zf, nc, eng, qid);
+		/* A bit of user space's bitmap. */
+		q = array_index_nospec(qid, NEURON_UDMA_MAX_QUEUES);
+		cq = neuron_zc_cq_get_locked(zf, nc, eng, q);
 		if (IS_ERR(cq)) {
 			ret = PTR_ERR(cq);
 			break;
 		}
-		out->compl_queue_info[qid].mmap_offset = cq->mc->pa;
-		out->compl_queue_info[qid].mmap_size = NEURON_ZC_CQ_BYTES;
+		out->compl_queue_info[q].mmap_offset = cq->mc->pa;
+		out->compl_queue_info[q].mmap_size = NEURON_ZC_CQ_BYTES;
 	}
 	mutex_unlock(&zf->lock);
 	return ret;

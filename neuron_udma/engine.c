@@ -10,6 +10,7 @@
 #include <linux/kernel.h>
 #include <linux/log2.h>
 #include <linux/module.h>
+#include <linux/nospec.h>
 #include <linux/string.h>
 
 #include <kunit/visibility.h>
@@ -203,6 +204,8 @@ int neuron_udma_engine_base(const struct neuron_udma_gen *gen, unsigned int inde
 
 	if (index >= gen->engines)
 		return -EINVAL;
+	/* @index may come from user space. */
+	index = array_index_nospec(index, gen->engines);
 	if (index < grouped)
 		*base = gen->group_base[index / gen->group_engines] +
 			(index % gen->group_engines) * gen->stride;
@@ -241,7 +244,8 @@ int neuron_udma_engine_bind(struct neuron_udma_engine *eng, struct neuron_device
 	memset(eng, 0, sizeof(*eng));
 	eng->nd = nd;
 	eng->gen = gen;
-	eng->index = index;
+	/* In range (neuron_udma_engine_base() checked it), even speculatively. */
+	eng->index = array_index_nospec(index, gen->engines);
 	eng->bar = gen->bar;
 	eng->base = base;
 	eng->queue_cfg = NEURON_UDMA_Q_CFG_RESET;
@@ -501,7 +505,8 @@ int neuron_udma_queue_init(struct neuron_udma_engine *eng, unsigned int qid,
 
 	if (qid >= eng->gen->queues || udma_ring_check(m2s) || udma_ring_check(s2m))
 		return -EINVAL;
-	q = &eng->queue[qid];
+	/* @qid may come from user space. */
+	q = &eng->queue[array_index_nospec(qid, eng->gen->queues)];
 	q->m2s.va = m2s->va;
 	q->m2s.addr = m2s->addr;
 	q->m2s.size = m2s->size;

@@ -9,6 +9,7 @@
  */
 
 #include <linux/mm.h>
+#include <linux/nospec.h>
 #include <linux/overflow.h>
 #include <linux/slab.h>
 #include <linux/uaccess.h>
@@ -324,7 +325,12 @@ static void neuron_dma_half_out(const struct neuron_udma_half_state *hs,
  * @arg: struct neuron_ioctl_dma_queue_get_state
  *
  * Reports the registers of both halves; sw_status is 1 when the half is
- * enabled.  No completion ring is used, so its base reads 0.
+ * enabled.  base_addr is not the register, which holds an address of
+ * driver memory on every queue (the rings of the driver's channels on the
+ * host engines, the shadow rings of user queues) and so never reaches user
+ * space: on a queue the caller initialised with DMA_QUEUE_INIT it is the
+ * address of the ring the caller named there (its own chunk), on any other
+ * queue 0.  No completion ring is used, so completion_base_addr reads 0.
  *
  * Return: 0; -EFAULT; -EINVAL for a bad engine or queue.
  */
@@ -394,7 +400,7 @@ long neuron_ioctl_dma_queue_init(struct neuron_file *nf, void __user *arg)
 long neuron_ioctl_dma_queue_init_batch(struct neuron_file *nf, void __user *arg)
 {
 	struct neuron_ioctl_dma_queue_init_batch *b;
-	u32 i;
+	u32 i, e;
 	long ret;
 
 	b = kvmalloc(sizeof(*b), GFP_KERNEL);
@@ -407,8 +413,11 @@ long neuron_ioctl_dma_queue_init_batch(struct neuron_file *nf, void __user *arg)
 	if (b->count >= MAX_DMA_QUEUE_INIT_BATCH)
 		goto out;
 	ret = 0;
-	for (i = 0; i < b->count && !ret; i++)
-		ret = neuron_dma_queue_init(nf->nd, &b->entries[i]);
+	for (i = 0; i < b->count && !ret; i++) {
+		/* b->count, checked above, comes from user space. */
+		e = array_index_nospec(i, MAX_DMA_QUEUE_INIT_BATCH);
+		ret = neuron_dma_queue_init(nf->nd, &b->entries[e]);
+	}
 out:
 	kvfree(b);
 	return ret;

@@ -140,11 +140,26 @@ struct neuron_dhal_fw {
  * @offset: start, in bytes from the start of the register BAR; 4-aligned
  * @size: length in bytes; a multiple of 4
  * @access: NEURON_REG_READ, optionally with NEURON_REG_WRITE
+ * @unit_size: 0 when the window belongs to no NeuronCore; else the window
+ *	is an array of blocks of @unit_size bytes (one per NeuronCore or per
+ *	TOP_SP), each belonging to one core: while a process holds that
+ *	core, no other process reaches the block's registers
+ * @first_unit: number of the window's first block among the device's
+ *	blocks of its kind (8 for a window of TOP_SPs 8-15)
+ * @units_per_nc: blocks of the kind each core owns: block u belongs to
+ *	core u / @units_per_nc (1 for NeuronCores, the device's TOP_SP count
+ *	over its core count for TOP_SPs); not 0 when @unit_size is not
+ *
+ * The DHAL states which core each block belongs to as data; the core
+ * computes a register's core once, for every generation, from these three.
  */
 struct neuron_dhal_reg_window {
 	u64 offset;
 	u64 size;
 	u32 access;
+	u64 unit_size;
+	u32 first_unit;
+	u32 units_per_nc;
 };
 
 /**
@@ -198,8 +213,8 @@ struct neuron_dhal_resource {
  * struct neuron_dhal_user - what a generation lets user space reach directly
  * @reg_windows: the only ranges of the register BAR that
  *	NEURON_IOCTL_BAR_READ and NEURON_IOCTL_BAR_WRITE accept, each with the
- *	access it allows; firmware mailbox, reset and DMA-programming
- *	registers are never writable
+ *	access it allows and the cores its registers belong to; firmware
+ *	mailbox, reset and DMA-programming registers are never writable
  * @n_reg_windows: entries in @reg_windows
  * @nc_map: logical-to-physical NeuronCore numbering of a full host, indexed
  *	by logical core; NULL when the generation has none

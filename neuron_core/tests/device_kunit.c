@@ -10,6 +10,7 @@
 #include <kunit/device.h>
 #include <kunit/test.h>
 #include <linux/delay.h>
+#include <linux/dma-mapping.h>
 #include <linux/err.h>
 #include <linux/jiffies.h>
 #include <linux/atomic.h>
@@ -36,6 +37,7 @@ enum fake_mode { FAKE_OK, FAKE_FAIL, FAKE_HANG };
  * @regs: register BAR contents
  * @mode: how the fake firmware answers a reset
  * @resets: resets it completed
+ * @parent: the KUnit device it hangs off (its DMA mask is checked)
  */
 struct fake_dev {
 	/* Protects regs and resets. */
@@ -43,6 +45,7 @@ struct fake_dev {
 	u32 regs[FAKE_BAR0_SIZE / 4];
 	enum fake_mode mode;
 	unsigned int resets;
+	struct device *parent;
 };
 
 static u32 fake_read32(void *ctx, unsigned int bar, u64 off)
@@ -113,6 +116,7 @@ static const struct neuron_dhal_layout fake_layout = {
 	.misc_ram_offset = FAKE_MISC,
 	.nc_count = 1,
 	.nc_map = 0x1,
+	.pci_host_base = 1ULL << 44,
 };
 
 static const struct neuron_dhal_mem fake_mem = {
@@ -178,6 +182,9 @@ static struct neuron_bus_device *fake_create(struct kunit *test, struct fake_dev
 	snprintf(name, sizeof(name), "neuron-kunit-fake%d", atomic_inc_return(&seq));
 	parent = kunit_device_register(test, name);
 	KUNIT_ASSERT_FALSE(test, IS_ERR(parent));
+	/* As wide as a PCI function's after probe: bring-up narrows it. */
+	KUNIT_ASSERT_EQ(test, dma_coerce_mask_and_coherent(parent, DMA_BIT_MASK(64)), 0);
+	f->parent = parent;
 	desc.parent = parent;
 	desc.ctx = f;
 	nd = neuron_device_create(&desc);
@@ -222,6 +229,8 @@ static void bringup_ready(struct kunit *test)
 	nd = fake_create(test, &f, 0xfff8, 60, FAKE_OK);
 	KUNIT_EXPECT_EQ(test, wait_state(nd, NEURON_STATE_READY, 5000), NEURON_STATE_READY);
 	KUNIT_EXPECT_EQ(test, neuron_bus_device_index(nd), 60);
+	/* No DMA address may reach the host bit the device ORs in. */
+	KUNIT_EXPECT_EQ(test, dma_get_mask(f->parent), DMA_BIT_MASK(44));
 	KUNIT_EXPECT_EQ(test, f->resets, 1U);
 	/* A reset on request goes through the firmware again. */
 	KUNIT_EXPECT_EQ(test, neuron_bus_device_reset(nd), 0);

@@ -2,8 +2,9 @@
 /*
  * KUnit: the state machines of the NeuronCore state plane (state.c) on a
  * device built by hand with 8 cores: the per-core model locks, the
- * core-initialisation handshake, and the search for a run of free cores
- * that core reservations use.
+ * core-initialisation handshake, the search for a run of free cores
+ * that core reservations use, and which cores another process holds by
+ * reset (attach slots filled in by hand).
  *
  * Another process is a kthread: each kthread is a thread group of its own,
  * so its tgid differs from the test's.  Waits run in such kthreads, which
@@ -740,6 +741,32 @@ static void state_cores_reset(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, NEURON_CINIT_STATE_STARTED, ns);
 }
 
+/* Cores other processes hold by reset are foreign to the caller; its own are not. */
+static void state_foreign_ncs(struct kunit *test)
+{
+	struct neuron_device *nd = ((struct state_test *)test->priv)->nd;
+	struct pid *me = task_tgid(current);
+	struct pid *other = find_get_pid(1);
+
+	KUNIT_ASSERT_NOT_NULL(test, other);
+	KUNIT_ASSERT_PTR_NE(test, me, other);
+	KUNIT_EXPECT_EQ(test, 0U, neuron_state_foreign_ncs(nd, me));
+
+	nd->attach[0].tgid = me;
+	nd->attach[0].held_ncs = BIT(1);
+	nd->attach[3].tgid = other;
+	nd->attach[3].held_ncs = BIT(2) | BIT(6);
+	KUNIT_EXPECT_EQ(test, (u32)(BIT(2) | BIT(6)), neuron_state_foreign_ncs(nd, me));
+	KUNIT_EXPECT_EQ(test, (u32)BIT(1), neuron_state_foreign_ncs(nd, other));
+
+	/* An attached process that holds nothing takes nothing away. */
+	nd->attach[3].held_ncs = 0;
+	KUNIT_EXPECT_EQ(test, 0U, neuron_state_foreign_ncs(nd, me));
+
+	memset(nd->attach, 0, sizeof(nd->attach));
+	put_pid(other);
+}
+
 /* The search for a run of free cores (reservations) */
 
 /* @free, with the cores of @taken (a mask of the first 64) not free. */
@@ -914,6 +941,7 @@ static struct kunit_case state_cases[] = {
 	KUNIT_CASE(state_cinit_waiter_takes_over),
 	KUNIT_CASE_SLOW(state_cinit_wait_times_out),
 	KUNIT_CASE(state_cores_reset),
+	KUNIT_CASE(state_foreign_ncs),
 	KUNIT_CASE(state_find_run_no_skip),
 	KUNIT_CASE(state_find_run_host_wide),
 	KUNIT_CASE(state_find_run_bad_arguments),

@@ -57,8 +57,10 @@ static struct nsim_dev *nsim_kunit_alloc(struct kunit *test, const struct nsim_g
 	sd->gen = gen;
 	sd->mem_size = SZ_1M;
 	ret = nsim_regs_init(sd, NSIM_FAULT_NONE);
-	if (ret)
+	if (ret) {
 		kfree(sd);
+		sd = NULL;
+	}
 	KUNIT_ASSERT_EQ(test, ret, 0);
 	return sd;
 }

@@ -6,7 +6,9 @@
  * the tails by what was prepared; and the register sequences of engine
  * init, error setup and queue init are compared, write by write, with a
  * log kept by a fake register space (static stubs on the library's two
- * register functions).
+ * register functions).  The engine-to-core map resets go by
+ * (neuron_dma_engine_cores()) is checked against every generation's
+ * geometry.
  */
 
 #include <kunit/static_stub.h>
@@ -19,6 +21,7 @@
 #include <neuron/dhal.h>
 #include <neuron/udma.h>
 
+#include "../dma.h"
 #include "../udma_priv.h"
 
 #define FAKE_LOG	512
@@ -626,6 +629,47 @@ static void udma_marker(struct kunit *test)
 	KUNIT_EXPECT_TRUE(test, neuron_udma_marker_seen(m));
 }
 
+/*
+ * The cores whose reset touches each engine: 16 group engines per core in
+ * id order on every generation, host engine n for core n on v2 and for
+ * cores 2n and 2n + 1 on v3 and v4; every core for what does not divide.
+ */
+static void udma_engine_cores(struct kunit *test)
+{
+	static const unsigned int gens[] = { 2, 3, 4 };
+	const struct neuron_dhal *dhal[] = { &neuron_dhal_v2, &neuron_dhal_v3, &neuron_dhal_v4 };
+	struct neuron_udma_gen odd;
+	unsigned int i, e;
+
+	for (i = 0; i < ARRAY_SIZE(gens); i++) {
+		const struct neuron_udma_gen *g = udma_gen(gens[i]);
+		u32 ncs = dhal[i]->layout->nc_count;
+		u32 grouped = g->groups * g->group_engines;
+		u32 per = (g->engines - grouped) < ncs ? ncs / (g->engines - grouped) : 1;
+
+		for (e = 0; e < grouped; e++)
+			KUNIT_EXPECT_EQ_MSG(test, neuron_dma_engine_cores(g, ncs, e), BIT(e / 16),
+					    "v%u engine %u", gens[i], e);
+		for (e = grouped; e < g->engines; e++)
+			KUNIT_EXPECT_EQ_MSG(test, neuron_dma_engine_cores(g, ncs, e),
+					    (u32)GENMASK((e - grouped + 1) * per - 1,
+							 (e - grouped) * per),
+					    "v%u host engine %u", gens[i], e);
+	}
+	KUNIT_EXPECT_EQ(test, neuron_dma_engine_cores(udma_gen(2), 2, 33), BIT(1));
+	KUNIT_EXPECT_EQ(test, neuron_dma_engine_cores(udma_gen(3), 8, 131), 0xc0U);
+	KUNIT_EXPECT_EQ(test, neuron_dma_engine_cores(udma_gen(3), 8, 127), BIT(7));
+	/* Out of range, no cores, counts that do not divide: every core. */
+	KUNIT_EXPECT_EQ(test, neuron_dma_engine_cores(udma_gen(2), 2, 34), U32_MAX);
+	KUNIT_EXPECT_EQ(test, neuron_dma_engine_cores(udma_gen(2), 0, 0), U32_MAX);
+	KUNIT_EXPECT_EQ(test, neuron_dma_engine_cores(udma_gen(3), 3, 0), U32_MAX);
+	KUNIT_EXPECT_EQ(test, neuron_dma_engine_cores(udma_gen(3), 3, 128), U32_MAX);
+	odd = *udma_gen(3);
+	odd.engines = odd.groups * odd.group_engines;	/* no host engines */
+	KUNIT_EXPECT_EQ(test, neuron_dma_engine_cores(&odd, 8, 8), BIT(0));
+	KUNIT_EXPECT_EQ(test, neuron_dma_engine_cores(&odd, 8, 128), U32_MAX);
+}
+
 static struct kunit_case udma_cases[] = {
 	KUNIT_CASE(udma_desc_m2s_layout),
 	KUNIT_CASE(udma_desc_s2m_layout),
@@ -635,6 +679,7 @@ static struct kunit_case udma_cases[] = {
 	KUNIT_CASE(udma_ring_wrap),
 	KUNIT_CASE(udma_doorbell),
 	KUNIT_CASE(udma_engine_bases),
+	KUNIT_CASE(udma_engine_cores),
 	KUNIT_CASE(udma_engine_init_seq),
 	KUNIT_CASE(udma_error_setup),
 	KUNIT_CASE(udma_queue_init_seq),

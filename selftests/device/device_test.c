@@ -25,10 +25,12 @@ static int open_node(int index, int flags)
 /* Start each test from no module loaded, end with none loaded. */
 FIXTURE(dev) {
 	char buf[128];
+	long t0;
 };
 
 FIXTURE_SETUP(dev)
 {
+	self->t0 = nt_now_ms();
 	nt_sh("rm -f /etc/modprobe.d/neuron-test.conf");
 	ASSERT_EQ(0, nt_unload_all());
 }
@@ -39,6 +41,7 @@ FIXTURE_TEARDOWN(dev)
 	if (nt_exists(SIM_BUS))
 		nt_sim_del_all();
 	nt_unload_all();
+	TH_LOG("%.1f s", (nt_now_ms() - self->t0) / 1000.0);
 }
 
 /* Expect sim device @id READY as /dev/neuron@index with generation @gen. */
@@ -298,13 +301,19 @@ TEST_F_TIMEOUT(dev, duplicate_and_out_of_range_routing_id_refused, 300)
 	EXPECT_EQ(-EINVAL, nt_sim_add(64, "v2"));
 }
 
-TEST_F_TIMEOUT(dev, sixty_four_devices_ten_times, 900)
+/*
+ * 64 devices of mixed generations come up and go, NEURON_DEVICE_ROUNDS times
+ * (make check: 2; make stress: 10), each round shifting the generations.
+ */
+TEST_F_TIMEOUT(dev, sixty_four_devices_repeatedly, 900)
 {
 	static const char * const gens[] = { "v2", "v3", "v4" };
+	unsigned long long rounds = nt_env_num("NEURON_DEVICE_ROUNDS", 2);
 	int round, id;
 
+	ksft_print_msg("NEURON_DEVICE_ROUNDS=%llu\n", rounds);
 	ASSERT_EQ(0, nt_sh("modprobe neuron_sim mem_size=1048576"));
-	for (round = 0; round < 10; round++) {
+	for (round = 0; round < (int)rounds; round++) {
 		for (id = 0; id < 64; id++)
 			ASSERT_EQ(0, nt_sim_add(id, gens[(id + round) % 3]));
 		/* A 65th has no index to take. */

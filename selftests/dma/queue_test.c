@@ -19,6 +19,10 @@
  *   the ring sizes and the heads at the tails, which move by what was
  *   started; DESCRIPTOR_COPYOUT must return what was started in each slot
  *   (zeros where nothing was), whatever the runtime's rings hold since.
+ *   GET_STATE of every queue of every engine, with the driver's channels
+ *   in use, must report the runtime's own rings as the queue's ring bases
+ *   and 0 as every other (never the driver's channel rings or the shadow
+ *   rings the engine reads), and 0 everywhere once the queue is released.
  * - bad_input: every refused argument of every command: engine and queue
  *   ids (the host engines are the driver's: -EBUSY), ring sizes, handles and
  *   completion rings, batch counts (and a batch stopping at its first
@@ -28,12 +32,20 @@
  *   through its mapping, past DMA_COPY_DESCRIPTORS, which COPY_START must
  *   refuse without starting anything (at the start of a batch, in its
  *   middle, past the end of the ring), and another process's queues and
- *   rings.  None of it reaches an engine.
+ *   rings (GET_STATE shows their bases as 0).  None of it reaches an
+ *   engine.
  * - lifetime: chunks addressed by started descriptors (and the rings) stay
  *   allocated after MEM_FREE until the queue is released, chunks only
  *   written into a ring are not held, and a process that exits or is
  *   killed with queues initialised leaves them free for others and all its
- *   memory returned.
+ *   memory returned.  A reset of the core a queue's engine belongs to
+ *   (NC_RESET), and then of the device (DEVICE_RESET), makes the queues on
+ *   the engines it touched stale: COPY_START, ACK_COMPLETED and
+ *   DESCRIPTOR_COPYOUT fail with -ESTALE and no doorbell reaches the
+ *   engine (the simulator's dma_doorbells), their shadow rings go at once,
+ *   a queue on another core's engine keeps working through the core reset;
+ *   DMA_QUEUE_RELEASE of a stale queue works, DMA_QUEUE_INIT sets it up
+ *   again (after a release or straight away) and copies run through it.
  *
  * Each test starts with no Neuron module loaded, loads neuron_core and
  * neuron_sim, creates one simulated device, opens it and reads its memory
@@ -56,6 +68,7 @@
 #include "kselftest_harness.h"
 #include "neuron_test.h"
 #include "neuron_mem.h"
+#include "neuron_state.h"
 
 #define SETTLE_MS	20000
 /* Simulator id of the device under test: its routing id and index. */
@@ -154,6 +167,43 @@ static int sim_stats(long long *v)
 		v[i] = strtoll(buf, NULL, 10);
 	}
 	return 0;
+}
+
+/*
+ * Writes to the tail-increment registers (doorbells) engine @eng of the
+ * device under test has had, from the simulator's dma_doorbells listing
+ * ("ENGINE COUNT" lines; an engine not listed has had none); -1 when it
+ * cannot be read.
+ */
+static long long doorbells(__u32 eng)
+{
+	char path[128], buf[8192], *p = buf, *end;
+	long long n = 0;
+	ssize_t len;
+	int fd;
+
+	snprintf(path, sizeof(path), SIM_DEBUGFS, DEV, "dma_doorbells");
+	fd = open(path, O_RDONLY);
+	if (fd < 0)
+		return -1;
+	len = read(fd, buf, sizeof(buf) - 1);
+	close(fd);
+	if (len < 0)
+		return -1;
+	buf[len] = 0;
+	while (*p) {
+		unsigned long e = strtoul(p, &end, 10);
+
+		if (end == p)
+			return -1;
+		if (e == eng)
+			n = strtoll(end, NULL, 10);
+		p = strchr(end, '\n');
+		if (!p)
+			break;
+		p++;
+	}
+	return n;
 }
 
 /* Two pages that can be neither read nor written, reserved so that nothing else lands there. */
@@ -603,6 +653,42 @@ static void queue_up(struct __test_metadata *_metadata, struct queue_self *self,
 	queue_state_check(_metadata, self, q, "after DMA_QUEUE_INIT");
 }
 
+/*
+ * DMA_QUEUE_GET_STATE of every queue of every engine: the ring bases are
+ * those of this process's own rings on @q (NULL: none), 0 everywhere else,
+ * never an address of driver memory: not the rings of the driver's
+ * channels (queue 0 of each host engine, which must have a ring, so the
+ * channels are in use), nor the shadow rings the engine reads for @q.
+ */
+static void bases_check(struct __test_metadata *_metadata, struct queue_self *self,
+			const struct queue_variant *variant, const struct uqueue *q,
+			const char *where)
+{
+	struct neuron_dma_queue_state st[2];
+	unsigned int n, e, i, bad = 0;
+	__u64 want;
+	int t;
+
+	for (n = 0; n < variant->g->engines * NQUEUES; n++) {
+		e = n / NQUEUES;
+		i = n % NQUEUES;
+		ASSERT_EQ(0, q_state(self->fd, e, i, st)) TH_LOG("%s: %u/%u", where, e, i);
+		for (t = 0; t < 2; t++) {
+			want = q && e == q->eng && i == q->qid ? q->r[t].c.pa : 0;
+			if (e >= variant->g->user && !i && !st[t].length && bad++ < 8)
+				TH_LOG("%s: host engine %u %s: no ring", where, e, tname[t]);
+			if (st[t].base_addr == want && !st[t].completion_base_addr)
+				continue;
+			if (bad++ < 8)
+				TH_LOG("%s: %u/%u %s: base %#llx, want %#llx; completion %#llx",
+				       where, e, i, tname[t], (unsigned long long)st[t].base_addr,
+				       (unsigned long long)want,
+				       (unsigned long long)st[t].completion_base_addr);
+		}
+	}
+	EXPECT_EQ(0, bad) TH_LOG("%s: %u ring bases wrong", where, bad);
+}
+
 /* ---- Batches of copies ----------------------------------------------- */
 
 /* How a copy's bytes are described: source descriptors to destination descriptors. */
@@ -851,6 +937,8 @@ TEST_F_TIMEOUT(queue, round_trip, 300)
 	run_laps(_metadata, self, &q, &h, &d, 4, RUN_EXACT, "host rings");
 	chunk_check_all(_metadata, self, &h, "after the laps of host rings");
 	chunk_check_all(_metadata, self, &d, "after the laps of host rings");
+	/* The device chunk was read with MEM_BUF_COPY64: the driver's channels ran. */
+	bases_check(_metadata, self, variant, &q, "host rings");
 	for (t = 0; t < 2; t++) {
 		ring_check(_metadata, self, &q, &q.r[t], 0, RING_MIN, "after the laps");
 		ring_check(_metadata, self, &q, &q.r[t], RING_MIN - 1, 1, "the last slot");
@@ -886,6 +974,7 @@ TEST_F_TIMEOUT(queue, round_trip, 300)
 	run_laps(_metadata, self, &q, &h, &d, 2, 0, "device rings");
 	chunk_check_all(_metadata, self, &h, "after the laps of device rings");
 	chunk_check_all(_metadata, self, &d, "after the laps of device rings");
+	bases_check(_metadata, self, variant, &q, "device rings");
 	for (t = 0; t < 2; t++)
 		ring_check(_metadata, self, &q, &q.r[t], 0, 48, "after the laps of device rings");
 	EXPECT_TRUE(engine_runs(self->fd, q.eng));
@@ -894,6 +983,7 @@ TEST_F_TIMEOUT(queue, round_trip, 300)
 	EXPECT_EQ(0, q_release(self->fd, q.eng, q.qid));
 	EXPECT_EQ(-EINVAL, q_start(self->fd, q.eng, q.qid, 0, 0));
 	EXPECT_EQ(-EINVAL, q_release(self->fd, q.eng, q.qid));
+	bases_check(_metadata, self, variant, NULL, "released");
 	ring_free(_metadata, self, &q.r[TX]);
 	ring_free(_metadata, self, &q.r[RX]);
 	chunk_free(_metadata, self, &h);
@@ -1460,7 +1550,8 @@ static void foreign_queues(struct __test_metadata *_metadata, struct queue_self 
 			   const struct kit *k, pid_t child, int up, int down)
 {
 	struct neuron_ioctl_dma_queue_init_batch *b = calloc(1, sizeof(*b));
-	int op;
+	struct neuron_dma_queue_state st[2];
+	int op, t;
 
 	ASSERT_NE(NULL, b);
 	for (op = 0; op < NQOPS; op++)
@@ -1480,6 +1571,17 @@ static void foreign_queues(struct __test_metadata *_metadata, struct queue_self 
 	EXPECT_EQ(-EBUSY, xioctl(self->fd, NEURON_IOCTL_DMA_QUEUE_INIT_BATCH, b));
 	EXPECT_EQ(0, q_start(self->fd, FOREIGN_ENG, FOREIGN_Q + 1, 0, 0));
 	free(b);
+	/* GET_STATE shows this process its own rings, and nobody else's. */
+	ASSERT_EQ(0, q_state(self->fd, FOREIGN_ENG, FOREIGN_Q + 1, st));
+	for (t = 0; t < 2; t++)
+		EXPECT_EQ(k->one.pa, st[t].base_addr) TH_LOG("own %s ring", t ? "RX" : "TX");
+	ASSERT_EQ(0, q_state(self->fd, FOREIGN_ENG, FOREIGN_Q, st));
+	for (t = 0; t < 2; t++) {
+		const char *half = t ? "RX" : "TX";
+
+		EXPECT_EQ(RING_MIN, st[t].length) TH_LOG("another process's %s ring", half);
+		EXPECT_EQ(0, st[t].base_addr) TH_LOG("another process's %s ring", half);
+	}
 
 	ASSERT_EQ(0, signal_byte(down));
 	ASSERT_EQ(0, wait_byte(up)) TH_LOG("the other process did not release its queue");
@@ -1742,12 +1844,130 @@ static void exits(struct __test_metadata *_metadata, struct queue_self *self,
 	chunk_free(_metadata, self, &d);
 }
 
-/* Chunks a queue holds; queues of processes that exit and are killed. */
+/*
+ * @q was made stale by a reset (@why): COPY_START (of descriptors that
+ * are in its rings, and of none), ACK_COMPLETED and DESCRIPTOR_COPYOUT
+ * fail with -ESTALE, and neither a doorbell nor a byte reaches an engine.
+ */
+static void stale_refused(struct __test_metadata *_metadata, struct queue_self *self,
+			  struct uqueue *q, struct chunk *h, struct chunk *d, const char *why)
+{
+	long long before[NSTATS], after[NSTATS], rung = doorbells(q->eng);
+	struct desc got[2];
+	struct batch b;
+	int t;
+
+	ASSERT_LE(0, rung) TH_LOG("%s: the simulator's dma_doorbells", why);
+	make_batch(&b, q, h, d, 2, NSHAPES, 0);
+	for (t = 0; t < 2; t++) {
+		ASSERT_EQ(0, ring_write(self->fd, &q->r[t], b.d[t], b.n[t])) {
+			TH_LOG("%s: DMA_COPY_DESCRIPTORS %s", why, tname[t]);
+		}
+	}
+	ASSERT_EQ(0, sim_stats(before));
+	EXPECT_EQ(-ESTALE, q_start(self->fd, q->eng, q->qid, b.n[TX], b.n[RX]))
+		TH_LOG("%s: COPY_START on engine %u queue %u", why, q->eng, q->qid);
+	EXPECT_EQ(-ESTALE, q_start(self->fd, q->eng, q->qid, 0, 0)) TH_LOG("%s", why);
+	EXPECT_EQ(-ESTALE, q_ack(self->fd, q->eng, q->qid, 0)) TH_LOG("%s: ACK", why);
+	for (t = 0; t < 2; t++) {
+		EXPECT_EQ(-ESTALE, q_copyout(self->fd, q->eng, q->qid, t, 0, 2, got))
+			TH_LOG("%s: DESCRIPTOR_COPYOUT %s", why, tname[t]);
+	}
+	EXPECT_EQ(rung, doorbells(q->eng)) TH_LOG("%s: a doorbell rang on a stale queue", why);
+	ASSERT_EQ(0, sim_stats(after));
+	EXPECT_EQ(before[ST_DESCS], after[ST_DESCS]) TH_LOG("%s: descriptors ran", why);
+	EXPECT_EQ(before[ST_BYTES], after[ST_BYTES]) TH_LOG("%s: bytes moved", why);
+}
+
+/* @q is set up again (DMA_QUEUE_INIT, after DMA_QUEUE_RELEASE with @release) and copies run. */
+static void stale_renewed(struct __test_metadata *_metadata, struct queue_self *self,
+			  struct uqueue *q, struct chunk *h, struct chunk *d, int release,
+			  const char *why)
+{
+	struct batch b;
+
+	if (release) {
+		EXPECT_EQ(0, q_release(self->fd, q->eng, q->qid)) TH_LOG("%s: RELEASE", why);
+		EXPECT_EQ(-EINVAL, q_release(self->fd, q->eng, q->qid)) TH_LOG("%s", why);
+	}
+	queue_up(_metadata, self, q);
+	make_batch(&b, q, h, d, NWIN, ONE_TO_ONE, 0);
+	run_batch(_metadata, self, q, &b, RUN_EXACT, why);
+	EXPECT_TRUE(engine_runs(self->fd, q->eng)) TH_LOG("%s", why);
+}
+
+/*
+ * A queue on an engine of the last core and one on an engine of core 0,
+ * each with a copy done.  A reset of the last core makes the first stale
+ * (its shadow rings go at once), not the second; a reset of the device
+ * makes both stale.  Each stale queue is refused, then set up again.
+ */
+static void resets(struct __test_metadata *_metadata, struct queue_self *self,
+		   const struct queue_variant *variant)
+{
+	const unsigned int per = variant->g->user / variant->g->ncs;
+	struct uqueue q = { .eng = variant->g->user - 1, .qid = 3 };
+	struct uqueue o = { .eng = 0, .qid = 3 };
+	const long long one = 2 * RING_MIN * DESC_SIZE;	/* shadow bytes of a queue */
+	struct chunk h, d;
+	struct batch b;
+	__u8 ready = 7;
+
+	chunk_new(_metadata, self, &h, 1, 4 * pg, 0, 1);
+	chunk_new(_metadata, self, &d, 0, 4 * pg, 0, 1);
+	ring_new(_metadata, self, &q.r[TX], TX, RING_MIN, 1, 0);
+	ring_new(_metadata, self, &q.r[RX], RX, RING_MIN, 1, 0);
+	ring_new(_metadata, self, &o.r[TX], TX, RING_MIN, 1, 0);
+	ring_new(_metadata, self, &o.r[RX], RX, RING_MIN, 1, 0);
+	queue_up(_metadata, self, &q);
+	queue_up(_metadata, self, &o);
+	make_batch(&b, &q, &h, &d, NWIN, GATHER, 0);
+	run_batch(_metadata, self, &q, &b, RUN_EXACT, "before the core reset");
+	make_batch(&b, &o, &d, &h, NWIN, SCATTER, 0);
+	run_batch(_metadata, self, &o, &b, RUN_EXACT, "before the core reset, core 0");
+	EXPECT_EQ(2 * one, shadow_bytes(self->index));
+
+	ASSERT_EQ(0, reset_cores(self->fd, 1U << (q.eng / per)))
+		TH_LOG("NC_RESET of core %u", q.eng / per);
+	EXPECT_EQ(one, shadow_bytes(self->index)) TH_LOG("shadow rings of the stale queue");
+	stale_refused(_metadata, self, &q, &h, &d, "after the core reset");
+	make_batch(&b, &o, &h, &d, NWIN, ONE_TO_ONE, 0);
+	run_batch(_metadata, self, &o, &b, RUN_EXACT, "core 0 after the reset of another");
+	stale_renewed(_metadata, self, &q, &h, &d, 1, "after the core reset");
+	chunk_check_all(_metadata, self, &h, "after the core reset");
+	chunk_check_all(_metadata, self, &d, "after the core reset");
+
+	ASSERT_EQ(0, xioctl(self->fd, NEURON_IOCTL_DEVICE_RESET, NULL));
+	ASSERT_EQ(0, xioctl(self->fd, NEURON_IOCTL_DEVICE_READY, &ready));
+	ASSERT_EQ(1, ready) TH_LOG("the device reset failed");
+	EXPECT_EQ(0, shadow_bytes(self->index)) TH_LOG("shadow rings of the stale queues");
+	stale_refused(_metadata, self, &q, &h, &d, "after the device reset");
+	stale_refused(_metadata, self, &o, &h, &d, "after the device reset, core 0");
+	stale_renewed(_metadata, self, &q, &h, &d, 1, "after the device reset");
+	stale_renewed(_metadata, self, &o, &d, &h, 0, "after the device reset, core 0");
+	chunk_check_all(_metadata, self, &h, "after the device reset");
+	chunk_check_all(_metadata, self, &d, "after the device reset");
+
+	EXPECT_EQ(0, q_release(self->fd, q.eng, q.qid));
+	EXPECT_EQ(0, q_release(self->fd, o.eng, o.qid));
+	ring_free(_metadata, self, &q.r[TX]);
+	ring_free(_metadata, self, &q.r[RX]);
+	ring_free(_metadata, self, &o.r[TX]);
+	ring_free(_metadata, self, &o.r[RX]);
+	chunk_free(_metadata, self, &h);
+	chunk_free(_metadata, self, &d);
+}
+
+/*
+ * Chunks a queue holds; queues of processes that exit and are killed;
+ * queues a reset made stale.
+ */
 TEST_F_TIMEOUT(queue, lifetime, 300)
 {
 	held(_metadata, self);
 	exits(_metadata, self, variant, 0);
 	exits(_metadata, self, variant, 1);
+	resets(_metadata, self, variant);
 	check_counts(_metadata, self->index, &self->start, "after the lifetime tests");
 }
 

@@ -243,9 +243,7 @@ FIXTURE_SETUP(nio)
 
 	self->fd = -1;
 	self->wfd = -1;
-	ASSERT_EQ(0, nt_unload_all());
-	ASSERT_EQ(0, nt_sh("modprobe neuron_core reset_timeout_ms=2000"));
-	ASSERT_EQ(0, nt_sh("modprobe neuron_sim"));
+	ASSERT_EQ(0, nt_driver_up("reset_timeout_ms=2000", ""));
 	snprintf(spec, sizeof(spec), "%s rev=%d", variant->gen, DEV_REV);
 	ASSERT_EQ(0, nt_sim_add(DEV, spec));
 	ASSERT_STREQ("ready", nt_sim_settle(DEV, self->buf, sizeof(self->buf), SETTLE_MS));
@@ -265,9 +263,7 @@ FIXTURE_TEARDOWN(nio)
 		close(self->fd);
 	if (self->wfd >= 0)
 		close(self->wfd);
-	if (nt_exists(SIM_BUS))
-		nt_sim_del_all();
-	nt_unload_all();
+	EXPECT_EQ(0, nt_driver_down());
 }
 
 /* Every identity and information command agrees with sysfs and the sim. */

@@ -77,30 +77,27 @@ static inline int open_node(int index, int flags)
 }
 
 /*
- * The start of a test on one simulated device: no Neuron module loaded,
- * then neuron_core, neuron_sim (@sim_args: its parameters) and simulated
- * device @id of generation @gen, ready within @ms.  Its device index.
+ * The start of a test on one simulated device: neuron_core and neuron_sim
+ * (@sim_args: its parameters) loaded, or kept from the case before, with no
+ * device, then simulated device @id of generation @gen, ready within @ms.
+ * Its device index.
  */
 static inline int sim_device_up(struct __test_metadata *_metadata, int id, const char *gen,
 				const char *sim_args, long ms)
 {
 	char buf[64];
 
-	ASSERT_EQ(0, nt_unload_all());
-	ASSERT_EQ(0, nt_sh("modprobe neuron_core"));
-	ASSERT_EQ(0, nt_sh("modprobe neuron_sim %s", sim_args));
+	ASSERT_EQ(0, nt_driver_up("", sim_args));
 	ASSERT_EQ(0, nt_sim_add(id, gen));
 	ASSERT_STREQ("ready", nt_sim_settle(id, buf, sizeof(buf), ms));
 	ASSERT_EQ(0, nt_read(buf, sizeof(buf), SIM_BUS "/devices/neuron_sim%d/index", id));
 	return atoi(buf);
 }
 
-/* The end of a test: no simulated device and no Neuron module left. */
+/* The end of a test: no simulated device left (the modules stay). */
 static inline void sim_device_down(struct __test_metadata *_metadata)
 {
-	if (nt_exists(SIM_BUS))
-		nt_sim_del_all();
-	EXPECT_EQ(0, nt_unload_all());
+	EXPECT_EQ(0, nt_driver_down());
 }
 
 /* An address with nothing mapped at it. */

@@ -335,6 +335,30 @@ static inline long regs_read(int fd, __u64 bar, __u64 *offs, __u32 *vals, unsign
 }
 
 /*
+ * BAR_READ or BAR_WRITE (@cmd) of the @count registers (at most 16) at
+ * offsets @offs of BAR 0 of the device open as @fd, its base asked with
+ * DEVICE_INFO: @vals are written, or read into.
+ */
+static inline long regs_rw(int fd, unsigned int cmd, const __u64 *offs, __u32 *vals,
+			   unsigned int count)
+{
+	struct neuron_ioctl_bar_rw b = { .bar = 0, .data = vals, .count = count };
+	__u64 base, addr[16];
+	unsigned int i;
+	long ret;
+
+	if (count > 16)
+		return -E2BIG;
+	ret = bar_base(fd, &base);
+	if (ret)
+		return ret;
+	for (i = 0; i < count; i++)
+		addr[i] = base + offs[i];
+	b.address = addr;
+	return xioctl(fd, cmd, &b);
+}
+
+/*
  * The registers of slot @slot of the notific block at @block, by BAR_READ
  * (BAR base @bar): v[0] base low, v[1] base high, v[2] size, v[3] head.
  */

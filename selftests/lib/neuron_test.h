@@ -6,6 +6,7 @@
 #ifndef _NEURON_TEST_H
 #define _NEURON_TEST_H
 
+#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <stdarg.h>
@@ -100,6 +101,23 @@ static inline long nt_now_ms(void)
 	return ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
 }
 
+/*
+ * The number in environment variable @name (any base strtoull() takes), or
+ * @def when it is unset or not a number: how make stress lengthens a sweep
+ * that make check runs a slice of.
+ */
+static inline unsigned long long nt_env_num(const char *name, unsigned long long def)
+{
+	const char *s = getenv(name);
+	unsigned long long v;
+	char *end;
+
+	if (!s || !*s)
+		return def;
+	v = strtoull(s, &end, 0);
+	return *end ? def : v;
+}
+
 /* Create simulated device @id; @spec is "GEN [OPTIONS]". 0 or -errno. */
 static inline int nt_sim_add(int id, const char *spec)
 {
@@ -145,9 +163,125 @@ static inline void nt_sim_del_all(void)
 			nt_sim_del(id);
 }
 
+/*
+ * Loading and unloading the eight modules costs seconds per test case in the
+ * debug VM, so nt_driver_up() keeps them loaded from one case to the next
+ * when nothing about them changed.  NT_LOADED records what was loaded: the
+ * parameters asked for and a fingerprint of every module parameter as it was
+ * then.  A case that unloads anything, loads with other parameters or writes
+ * a parameter at run time changes the fingerprint, and the next case loads
+ * afresh.  Tests of loading and unloading themselves still start from
+ * nt_unload_all().
+ */
+#define NT_LOADED	"/tmp/neuron-test.loaded"
+
+#ifndef ARRAY_SIZE
+#define ARRAY_SIZE(a)	(sizeof(a) / sizeof((a)[0]))
+#endif
+
+static const char * const nt_modules[] = {
+	"neuron_core", "neuron_dhal_v2", "neuron_dhal_v3", "neuron_dhal_v4",
+	"neuron_udma", "neuron_telemetry", "neuron", "neuron_sim",
+};
+
+/* FNV-1a over @len bytes, continuing from @h. */
+static inline unsigned long long nt_fnv(unsigned long long h, const void *p, size_t len)
+{
+	const unsigned char *b = p;
+
+	while (len--)
+		h = (h ^ *b++) * 0x100000001b3ULL;
+	return h;
+}
+
+/*
+ * The fingerprint of the loaded driver: which of its modules are loaded and
+ * the value of every parameter they show.  0 when one is missing.
+ */
+static inline unsigned long long nt_driver_print(void)
+{
+	unsigned long long h = 0xcbf29ce484222325ULL;
+	char path[256], buf[256];
+	struct dirent *de;
+	size_t i;
+	DIR *d;
+
+	for (i = 0; i < ARRAY_SIZE(nt_modules); i++) {
+		snprintf(path, sizeof(path), "/sys/module/%s", nt_modules[i]);
+		if (!nt_exists("%s", path))
+			return 0;
+		h = nt_fnv(h, nt_modules[i], strlen(nt_modules[i]) + 1);
+		snprintf(path, sizeof(path), "/sys/module/%s/parameters", nt_modules[i]);
+		d = opendir(path);
+		if (!d)
+			continue;
+		while ((de = readdir(d))) {
+			if (de->d_name[0] == '.')
+				continue;
+			h = nt_fnv(h, de->d_name, strlen(de->d_name) + 1);
+			if (!nt_read(buf, sizeof(buf), "%s/%s", path, de->d_name))
+				h = nt_fnv(h, buf, strlen(buf) + 1);
+		}
+		closedir(d);
+	}
+	return h ? h : 1;
+}
+
+static inline int nt_unload_all(void);
+
+/*
+ * The driver loaded as `modprobe neuron_core @core_args; modprobe neuron_sim
+ * @sim_args` would load it, with no simulated device: reused when the loaded
+ * one is exactly that, loaded afresh otherwise.  0 or -1.
+ */
+static inline int nt_driver_up(const char *core_args, const char *sim_args)
+{
+	char want[256], have[256];
+	unsigned long long print;
+	int id;
+
+	print = nt_driver_print();
+	snprintf(want, sizeof(want), "%s|%s|%llx", core_args, sim_args, print);
+	if (print && !nt_read(have, sizeof(have), NT_LOADED) && !strcmp(have, want)) {
+		nt_sim_del_all();
+		for (id = 0; id < 64; id++)
+			if (nt_exists(SIM_BUS "/devices/neuron_sim%d", id))
+				break;
+		if (id == 64 && nt_driver_print() == print)
+			return 0;
+	}
+	if (nt_unload_all())
+		return -1;
+	if (nt_sh("modprobe neuron_core %s", core_args) ||
+	    nt_sh("modprobe neuron_sim %s", sim_args))
+		return -1;
+	print = nt_driver_print();
+	if (!print)
+		return -1;
+	return nt_write(NT_LOADED, "%s|%s|%llx", core_args, sim_args, print) ? -1 : 0;
+}
+
+/*
+ * The end of a case that used nt_driver_up(): no simulated device left.  The
+ * modules stay for the next case.  0 when none is left.
+ */
+static inline int nt_driver_down(void)
+{
+	int id;
+
+	if (!nt_exists(SIM_BUS))
+		return 0;
+	nt_sim_del_all();
+	for (id = 0; id < 64; id++)
+		if (nt_exists(SIM_BUS "/devices/neuron_sim%d", id))
+			return -1;
+	return 0;
+}
+
 /* Unload every Neuron module, leaving none loaded. */
 static inline int nt_unload_all(void)
 {
+	unlink(NT_LOADED);
 	nt_sh("modprobe -r neuron_sim 2>/dev/null");
 	nt_sh("modprobe -r neuron 2>/dev/null");
 	nt_sh("modprobe -r neuron_telemetry neuron_udma neuron_dhal_v4 neuron_dhal_v3 2>/dev/null");

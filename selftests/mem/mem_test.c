@@ -20,6 +20,7 @@
 #include <dirent.h>
 #include <stddef.h>
 #include <sched.h>
+#include <setjmp.h>
 #include <signal.h>
 #include <stdint.h>
 #include <sys/mman.h>
@@ -1766,7 +1767,7 @@ static void process_exit(struct __test_metadata *_metadata, struct mem_self *sel
 
 /*
  * Across fork(): the child's copy of the file is not its own, the mappings
- * stay with the parent; a child that opens the device has its own memory
+ * stay with the parent (MADV_DOFORK is refused); a child that opens the device has its own memory
  * and cannot reach its parent's.
  */
 static void fork_inheritance(struct __test_metadata *_metadata, struct mem_self *self,
@@ -1786,6 +1787,11 @@ static void fork_inheritance(struct __test_metadata *_metadata, struct mem_self 
 	memset(hm, 0x44, 2 * pg);
 	EXPECT_EQ(1, maps_show(dm, 2 * pg));
 	EXPECT_EQ(1, maps_show(hm, 2 * pg));
+	/* Nor can madvise() make them inherited. */
+	EXPECT_EQ(-1, madvise(dm, 2 * pg, MADV_DOFORK));
+	EXPECT_EQ(EINVAL, errno);
+	EXPECT_EQ(-1, madvise(hm, 2 * pg, MADV_DOFORK));
+	EXPECT_EQ(EINVAL, errno);
 
 	child = spawn(_metadata, &self->undo);
 	if (child == 0) {
@@ -2116,6 +2122,142 @@ static void dmabuf_import(struct __test_metadata *_metadata, struct mem_self *se
 	check_counts(_metadata, self->index, &self->start, "after the dma-buf import");
 }
 
+static sigjmp_buf bus_jmp;
+
+static void on_sigbus(int sig)
+{
+	siglongjmp(bus_jmp, 1);
+}
+
+/* 1 when reading the byte at @p raises SIGBUS, 0 when it reads. */
+static int read_faults(const unsigned char *p)
+{
+	struct sigaction sa = { .sa_handler = on_sigbus }, old;
+	int faulted = 1;
+	unsigned char c;
+
+	sigaction(SIGBUS, &sa, &old);
+	if (!sigsetjmp(bus_jmp, 1)) {
+		c = *p;
+		/* The read must happen, here. */
+		asm volatile("" : : "r"(c) : "memory");
+		faulted = 0;
+	}
+	sigaction(SIGBUS, &old, NULL);
+	return faulted;
+}
+
+/*
+ * Removal revokes every user mapping of the device's memory: a device and
+ * a host chunk mapped through the device file and a dma-buf of the device
+ * chunk mapped through its own file all fault with SIGBUS once the device
+ * is gone, never reaching the released BAR.  A child owns all of it; the
+ * device comes back for the teardown.
+ */
+static void mappings_revoked_on_removal(struct __test_metadata *_metadata, struct mem_self *self,
+					const struct mem_variant *variant)
+{
+	int up[2], down[2];
+	pid_t child;
+	char buf[32];
+
+	ASSERT_EQ(0, pipe(up));
+	ASSERT_EQ(0, pipe(down));
+	child = spawn(_metadata, &self->undo);
+	if (child == 0) {
+		unsigned char *dm, *hm, *bm;
+		__u64 dh = 0, hh = 0, dpa = 0, hpa = 0;
+		int cfd, fails = 0;
+		__s32 bfd = -1;
+
+		close(up[0]);
+		close(down[1]);
+		cfd = open_node(self->index, O_RDWR);
+		CHILD_CHECK(cfd >= 0);
+		CHILD_CHECK(alloc_dev(cfd, 2 * pg, 0, &dh) == 0 && get_pa(cfd, dh, &dpa) == 0);
+		CHILD_CHECK(alloc_host(cfd, 2 * pg, &hh) == 0 && get_pa(cfd, hh, &hpa) == 0);
+		if (fails)
+			_exit(child_status(fails));
+		dm = mmap_filled(cfd, dpa, 2 * pg, 0x5a);
+		hm = mmap_filled(cfd, hpa, 2 * pg, 0x6b);
+		CHILD_CHECK(dm != MAP_FAILED && hm != MAP_FAILED);
+		if (fails)
+			_exit(child_status(fails));
+		CHILD_CHECK(dmabuf_fd(cfd, dm, 2 * pg, &bfd) == 0);
+		bm = mmap(NULL, 2 * pg, PROT_READ, MAP_SHARED, bfd, 0);
+		CHILD_CHECK(bm != MAP_FAILED);
+		if (fails)
+			_exit(child_status(fails));
+		CHILD_CHECK(!read_faults(dm) && dm[pg] == 0x5a);
+		CHILD_CHECK(!read_faults(hm) && hm[pg] == 0x6b);
+		CHILD_CHECK(!read_faults(bm) && bm[pg] == 0x5a);
+		/* The parent removes the device now. */
+		CHILD_CHECK(signal_byte(up[1]) == 0);
+		CHILD_CHECK(wait_byte(down[0]) == 0);
+		CHILD_CHECK(read_faults(dm) && read_faults(dm + pg));
+		CHILD_CHECK(read_faults(hm) && read_faults(hm + pg));
+		CHILD_CHECK(read_faults(bm) && read_faults(bm + pg));
+		/* Nothing can map the dma-buf again either. */
+		CHILD_CHECK(mmap(NULL, pg, PROT_READ, MAP_SHARED, bfd, 0) == MAP_FAILED);
+		_exit(child_status(fails));
+	}
+	close(up[1]);
+	close(down[0]);
+	ASSERT_EQ(0, wait_byte(up[0]));
+	ASSERT_EQ(0, nt_sim_del(DEV));
+	ASSERT_EQ(0, signal_byte(down[1]));
+	EXPECT_EQ(0, reap(&self->undo, child));
+	close(up[0]);
+	close(down[1]);
+	/* The device comes back for the teardown's accounting, fresh. */
+	ASSERT_EQ(0, nt_sim_add(DEV, variant->gen));
+	ASSERT_STREQ("ready", nt_sim_settle(DEV, buf, sizeof(buf), SETTLE_MS));
+}
+
+#define HOST_LIMIT	"/sys/module/neuron_core/parameters/host_mem_limit_mb"
+
+/*
+ * The per-process limit on host chunks: with 1 MiB, four 256 KiB chunks
+ * fit and a fifth page is refused (-ENOMEM, nothing allocated) until one
+ * is freed; device memory does not count; another process has its own.
+ */
+static void alloc_host_limit(struct __test_metadata *_metadata, struct mem_self *self,
+			     const struct mem_variant *variant)
+{
+	__u64 h[4], x = 0, d = 0;
+	struct mcount before, now;
+	char was[32];
+	pid_t child;
+	int i;
+
+	ASSERT_EQ(0, nt_read(was, sizeof(was), HOST_LIMIT));
+	ASSERT_EQ(0, nt_write(HOST_LIMIT, "1"));
+	for (i = 0; i < 4; i++)
+		EXPECT_EQ(0, alloc_host(self->fd, 256 * 1024, &h[i]));
+	ASSERT_EQ(0, mcount_read(self->index, &before));
+	EXPECT_EQ(-ENOMEM, alloc_host(self->fd, pg, &x));
+	EXPECT_EQ(0, x);
+	ASSERT_EQ(0, mcount_read(self->index, &now));
+	expect_counts(_metadata, &before, &now);
+	EXPECT_EQ(0, alloc_dev(self->fd, pg, 0, &d));
+	child = spawn(_metadata, &self->undo);
+	if (child == 0) {
+		int cfd = open_node(self->index, O_RDWR), fails = 0;
+		__u64 ch = 0;
+
+		CHILD_CHECK(cfd >= 0 && alloc_host(cfd, 256 * 1024, &ch) == 0);
+		_exit(child_status(fails));
+	}
+	EXPECT_EQ(0, reap(&self->undo, child));
+	EXPECT_EQ(0, mem_free(self->fd, h[3]));
+	EXPECT_EQ(0, alloc_host(self->fd, pg, &x));
+	EXPECT_EQ(0, mem_free(self->fd, x));
+	EXPECT_EQ(0, mem_free(self->fd, d));
+	for (i = 0; i < 3; i++)
+		EXPECT_EQ(0, mem_free(self->fd, h[i]));
+	EXPECT_EQ(0, nt_write(HOST_LIMIT, "%s", was));
+}
+
 /* Who may use the memory commands. */
 TEST_F_TIMEOUT(mem, gate, 300)
 {
@@ -2128,6 +2270,7 @@ TEST_F_TIMEOUT(mem, allocation, 300)
 	alloc_forms_and_sizes(_metadata, self, variant);
 	alloc_placement(_metadata, self, variant);
 	alloc_errors(_metadata, self, variant);
+	alloc_host_limit(_metadata, self, variant);
 	handle_values(_metadata, self, variant);
 }
 
@@ -2172,6 +2315,7 @@ TEST_F_TIMEOUT(mem, dmabuf, 300)
 		SKIP(return, "DMABUF_FD is pending (EOPNOTSUPP): dma-buf export not implemented");
 	dmabuf_errors(_metadata, self, variant);
 	dmabuf_import(_metadata, self, variant);
+	mappings_revoked_on_removal(_metadata, self, variant);
 }
 
 TEST_HARNESS_MAIN

@@ -1138,21 +1138,9 @@ TEST_F_TIMEOUT(mods, udma_unload_during_copies, 300)
 /* ---- Every load and unload order ----------------------------------------- */
 
 #define ORDER_SEED	0x6e657572306e2121ULL
-#define ORDER_ROUNDS	4
+#define ORDER_ROUNDS	2
 /* Stop short of the harness's time limit (4 h) with a message, not a kill. */
 #define ORDER_BUDGET_MS	(4 * 3600 * 1000L - 60000)
-
-static unsigned long long env_num(const char *name, unsigned long long def)
-{
-	const char *s = getenv(name);
-	unsigned long long v;
-	char *end;
-
-	if (!s || !*s)
-		return def;
-	v = strtoull(s, &end, 0);
-	return *end ? def : v;
-}
 
 /* @p becomes a random permutation of 0 .. @n - 1. */
 static void shuffle(unsigned int *p, unsigned int n)
@@ -1300,14 +1288,14 @@ static void order_round(struct __test_metadata *_metadata, int round)
 }
 
 /*
- * Every load and unload order: NEURON_MODULES_ROUNDS rounds (default 4;
+ * Every load and unload order: NEURON_MODULES_ROUNDS rounds (default 2;
  * `make stress` runs 200) of order_round() from seed NEURON_MODULES_SEED
  * (default fixed; either way printed, so that a failure replays).
  */
 TEST_F_TIMEOUT(mods, every_load_and_unload_order, 4 * 3600)
 {
-	unsigned long long seed = env_num("NEURON_MODULES_SEED", ORDER_SEED);
-	unsigned long long rounds = env_num("NEURON_MODULES_ROUNDS", ORDER_ROUNDS);
+	unsigned long long seed = nt_env_num("NEURON_MODULES_SEED", ORDER_SEED);
+	unsigned long long rounds = nt_env_num("NEURON_MODULES_ROUNDS", ORDER_ROUNDS);
 	unsigned long long r;
 
 	if (!seed)

@@ -599,9 +599,7 @@ static void host_up(struct __test_metadata *_metadata, struct host *h,
 	/* Fixed seed: data, model ids and stamps are the same every run. */
 	rng_state = 0x4d0de1f00d5eed42ULL;
 
-	ASSERT_EQ(0, nt_unload_all());
-	ASSERT_EQ(0, nt_sh("modprobe neuron_core"));
-	ASSERT_EQ(0, nt_sh("modprobe neuron_sim " SIM_ARGS));
+	ASSERT_EQ(0, nt_driver_up("", SIM_ARGS));
 	for (d = 0; d < ndev; d++) {
 		h->g[d] = gens[d];
 		ASSERT_EQ(0, nt_sim_add(d, gens[d]->name));

@@ -122,9 +122,7 @@ FIXTURE_SETUP(st)
 	/* Fixed seed: the model ids and semaphore values are the same every run. */
 	rng_state = 0x5eed0f5a7e9a11ceULL;
 
-	ASSERT_EQ(0, nt_unload_all());
-	ASSERT_EQ(0, nt_sh("modprobe neuron_core"));
-	ASSERT_EQ(0, nt_sh("modprobe neuron_sim"));
+	ASSERT_EQ(0, nt_driver_up("", ""));
 	for (id = 0; id <= D1; id++)
 		ASSERT_EQ(0, nt_sim_add(id, variant->gen));
 	for (id = 0; id <= D1; id++)
@@ -659,6 +657,56 @@ static void marks_survive_removal(struct __test_metadata *_metadata, struct st_s
 	expect_held(_metadata, self, 1, 0, "unmarked");
 }
 
+/*
+ * NC_PID_STATE_DUMP of a core whose device is being removed: a child dumps
+ * device 1's reserved core without pause through device 0's free lane
+ * while device 1 goes and comes back.  Each answer is a report (0) or
+ * -ENODEV, and the kernel reports nothing (the dump once named the removed
+ * device's bus device after removal had let it go).
+ */
+static void marks_dump_races_removal(struct __test_metadata *_metadata, struct st_self *self,
+				     const struct st_variant *variant)
+{
+	unsigned int n = self->n;
+	int round, go[2];
+	pid_t child;
+
+	expect_mark(_metadata, self->w0, 0, 1, n, n, n, 1, "device 1's core 0");
+	close(self->fd);
+	close(self->wfd);
+	self->fd = -1;
+	self->wfd = -1;
+	ASSERT_EQ(0, pipe(go));
+	child = spawn(_metadata, &self->undo);
+	if (child == 0) {
+		long ret, dumps = 0;
+		int fails = 0;
+		char c;
+
+		close(go[1]);
+		fcntl(go[0], F_SETFL, O_NONBLOCK);
+		/* Until the parent closes its end. */
+		while (read(go[0], &c, 1) < 0 && errno == EAGAIN) {
+			ret = pid_dump(self->w0, n);
+			CHILD_CHECK(ret == 0 || ret == -ENODEV);
+			dumps++;
+		}
+		CHILD_CHECK(dumps > 0);
+		_exit(child_status(fails));
+	}
+	close(go[0]);
+	for (round = 0; round < 3; round++) {
+		ASSERT_EQ(0, nt_sim_del(D1));
+		ASSERT_EQ(0, nt_sim_add(D1, variant->gen));
+		sim_device_ready(_metadata, D1, n, SETTLE_MS);
+	}
+	close(go[1]);
+	EXPECT_EQ(0, reap(&self->undo, child));
+	EXPECT_EQ(0, pid_dump(self->w0, n));
+	EXPECT_EQ(0, unmark64(self->w0, 1ULL << n));
+	expect_held(_metadata, self, 1, 0, "unmarked");
+}
+
 /* Marks: search, arguments, numbering, both forms and lanes. */
 TEST_F_TIMEOUT(st, range_marks, 300)
 {
@@ -677,6 +725,7 @@ TEST_F_TIMEOUT(st, range_lifetime, 300)
 	marks_killed_child(_metadata, self, variant);
 	marks_other_process(_metadata, self, variant);
 	marks_survive_removal(_metadata, self, variant);
+	marks_dump_races_removal(_metadata, self, variant);
 }
 
 /* ------------------------------------------------------------------ */
@@ -1148,11 +1197,216 @@ static void hold_by_reset(struct __test_metadata *_metadata, struct st_self *sel
 	EXPECT_EQ(0, six_wrong(self->fd, c, 9, -EACCES, "after detaching"));
 }
 
-/* Who may use semaphores and events; NC_RESET and NC_PID_STATE_DUMP see holders. */
+/*
+ * An event register of a NeuronCore's (@ts 0) or a TOP_SP's (@ts 1) block
+ * on v3 and v4: core or TOP_SP @unit, event @idx.
+ */
+struct ev_reg {
+	int ts;
+	__u32 unit;
+	__u32 idx;
+};
+
+/*
+ * Its BAR 0 offset: core n's block at 0xd0000000 + n * 64 MiB, events at
+ * +0x2700000; TOP_SPs 0-7 at 0xf0000000 and 8-15 at 0xf2800000, 4 MiB
+ * each, events first.  Core n owns TOP_SPs 2n and 2n + 1.
+ */
+static __u64 ev_off(const struct ev_reg *r)
+{
+	if (!r->ts)
+		return 0xd0000000ULL + r->unit * 0x4000000ULL + 0x2700000 + 4 * r->idx;
+	return 0xf0000000ULL + r->unit / 8 * 0x2800000ULL + r->unit % 8 * 0x400000ULL +
+	       4 * r->idx;
+}
+
+/* Its block in the simulator's "events" file: cores 0-7, then TOP_SPs from 8. */
+static __u32 ev_blk(const struct ev_reg *r)
+{
+	return r->ts ? 8 + r->unit : r->unit;
+}
+
+/* The child's cores 1 (TOP_SPs 2, 3) and 5 (TOP_SPs 10, 11, in the second group). */
+static const struct ev_reg theirs[] = {
+	{ 0, 1, 11 }, { 1, 2, 12 }, { 1, 3, 12 }, { 0, 5, 11 }, { 1, 10, 13 }, { 1, 11, 13 },
+};
+
+/* Cores nobody holds (0 with TOP_SP 1, 4 with TOP_SP 9) and this process's core 2 (TOP_SP 4). */
+static const struct ev_reg others[] = {
+	{ 0, 0, 11 }, { 1, 1, 12 }, { 0, 2, 11 }, { 1, 4, 12 }, { 0, 4, 11 }, { 1, 9, 13 },
+};
+
+#define NREGS	ARRAY_SIZE(theirs)
+static_assert(ARRAY_SIZE(others) == ARRAY_SIZE(theirs), "ev_work() takes NREGS of either");
+
+/* BAR_READ or BAR_WRITE (@cmd) of the @n registers @r through @fd. */
+static long ev_rw(int fd, unsigned int cmd, const struct ev_reg *r, unsigned int n, __u32 *vals)
+{
+	__u64 offs[NREGS];
+	unsigned int i;
+
+	for (i = 0; i < n && i < NREGS; i++)
+		offs[i] = ev_off(&r[i]);
+	return regs_rw(fd, cmd, offs, vals, n);
+}
+
+/* Write @v + i to register i of @r, then read them back: the number of failures. */
+static int ev_work(int fd, const struct ev_reg *r, __u32 v)
+{
+	__u32 w[NREGS], got[NREGS];
+	unsigned int i;
+	int bad = 0;
+
+	for (i = 0; i < NREGS; i++) {
+		w[i] = v + i;
+		got[i] = 0xa5a5a5a5;
+	}
+	bad += ev_rw(fd, NEURON_IOCTL_BAR_WRITE, r, NREGS, w) != 0;
+	bad += ev_rw(fd, NEURON_IOCTL_BAR_READ, r, NREGS, got) != 0;
+	bad += memcmp(w, got, sizeof(w)) != 0;
+	if (bad)
+		fprintf(stderr, "# %d: BAR_WRITE and BAR_READ of %#llx...: %d failures\n",
+			getpid(), (unsigned long long)ev_off(r), bad);
+	return bad;
+}
+
+/* The value the simulator lists for @r (0: none), or -1. */
+static long long sim_event(const struct ev_reg *r)
+{
+	struct vset s;
+	int i;
+
+	if (sim_vals(D1, "events", &s))
+		return -1;
+	for (i = 0; i < s.n; i++)
+		if (s.v[i].nc == ev_blk(r) && s.v[i].idx == r->idx)
+			return s.v[i].v;
+	return 0;
+}
+
+/*
+ * The child holds cores 1 and 5: their registers are refused, alone or
+ * with others, for reading and writing, and so is NC_RESET of them; no
+ * register changes, and the child's values (@v + i) stay.  The others
+ * work.
+ */
+static void expect_theirs_refused(struct __test_metadata *_metadata, struct st_self *self,
+				  __u32 v, const char *what)
+{
+	static char before[8192], now[8192];
+	struct ev_reg mix[2] = { others[0] };
+	unsigned long long off;
+	unsigned int i;
+	__u32 val[2];
+
+	ASSERT_EQ(0, sim_text(D1, "events", before, sizeof(before)));
+	for (i = 0; i < NREGS; i++) {
+		off = ev_off(&theirs[i]);
+		val[0] = 0xa5a5a5a5;
+		EXPECT_EQ(-EACCES, ev_rw(self->fd, NEURON_IOCTL_BAR_READ, &theirs[i], 1, val))
+			TH_LOG("%s: BAR_READ of %#llx", what, off);
+		EXPECT_EQ(0xa5a5a5a5, val[0]) TH_LOG("%s: BAR_READ wrote back", what);
+		val[0] = 0xbad0bad0;
+		EXPECT_EQ(-EACCES, ev_rw(self->fd, NEURON_IOCTL_BAR_WRITE, &theirs[i], 1, val))
+			TH_LOG("%s: BAR_WRITE of %#llx", what, off);
+		/* Behind a register that may be reached, the call is refused whole. */
+		mix[1] = theirs[i];
+		val[0] = 0xbad1bad1;
+		val[1] = 0xbad2bad2;
+		EXPECT_EQ(-EACCES, ev_rw(self->fd, NEURON_IOCTL_BAR_WRITE, mix, 2, val))
+			TH_LOG("%s: BAR_WRITE of core 0's register and %#llx", what, off);
+		EXPECT_EQ(-EACCES, ev_rw(self->fd, NEURON_IOCTL_BAR_READ, mix, 2, val))
+			TH_LOG("%s: BAR_READ of core 0's register and %#llx", what, off);
+	}
+	EXPECT_EQ(-EBUSY, nc_reset(self->fd, 1U << 1, NULL)) TH_LOG("%s: NC_RESET", what);
+	EXPECT_EQ(-EBUSY, nc_reset(self->fd, 1U << 0 | 1U << 5, NULL)) TH_LOG("%s: NC_RESET", what);
+	EXPECT_EQ(-ENOENT, pid_dump(self->wfd, D1 * self->n)) TH_LOG("%s: core 0 held", what);
+	ASSERT_EQ(0, sim_text(D1, "events", now, sizeof(now)));
+	EXPECT_STREQ(before, now) TH_LOG("%s: refused calls changed registers", what);
+	for (i = 0; i < NREGS; i++)
+		EXPECT_EQ((long long)(v + i), sim_event(&theirs[i]))
+			TH_LOG("%s: %#llx", what, (unsigned long long)ev_off(&theirs[i]));
+	EXPECT_EQ(0, ev_work(self->fd, others, v ^ 0xffff0000));
+}
+
+/* A core another process holds takes its registers out of reach (BAR_READ, BAR_WRITE). */
+static void hold_gates_registers(struct __test_metadata *_metadata, struct st_self *self,
+				 const struct st_variant *variant)
+{
+	const __u32 by_mark = 0x11110000, by_reset = 0x22220000, after = 0x33330000;
+	unsigned int i;
+	int up[2], down[2];
+	pid_t child;
+
+	/* The register map above. */
+	ASSERT_TRUE(!strcmp(variant->gen, "v3") || !strcmp(variant->gen, "v4"));
+	/* Nobody holds a core: all reachable. */
+	EXPECT_EQ(0, ev_work(self->fd, theirs, 0x1000));
+	EXPECT_EQ(0, ev_work(self->fd, others, 0x2000));
+	expect_mark(_metadata, self->wfd, 0, 1, 2, 2, 2, 1, "core 2");
+
+	ASSERT_EQ(0, pipe(up));
+	ASSERT_EQ(0, pipe(down));
+	child = spawn(_metadata, &self->undo);
+	if (child == 0) {
+		int fails = 0, cfd, cw;
+		__u32 junk = 0;
+		struct span s;
+
+		close(up[0]);
+		close(down[1]);
+		cfd = open_node(D1, O_RDWR);
+		cw = open_node(D1, O_WRONLY);
+		CHILD_CHECK(cfd >= 0 && cw >= 0);
+		CHILD_CHECK(mark(cw, 0, 1, 1, 1, &s) == 0 && s.bits[0] == 1ULL << 1);
+		CHILD_CHECK(mark(cw, 0, 1, 5, 5, &s) == 0 && s.bits[0] == 1ULL << 5);
+		/* Its own cores, and the free ones; not the parent's core 2. */
+		CHILD_CHECK(ev_work(cfd, theirs, by_mark) == 0);
+		CHILD_CHECK(ev_rw(cfd, NEURON_IOCTL_BAR_READ, &others[2], 1, &junk) == -EACCES);
+		CHILD_CHECK(signal_byte(up[1]) == 0);
+		CHILD_CHECK(wait_byte(down[0]) == 0);
+		/* Held by its reset rather than its marks. */
+		CHILD_CHECK(reset_cores(cfd, 1U << 1 | 1U << 5) == 0);
+		CHILD_CHECK(unmark64(cw, 1ULL << 1 | 1ULL << 5) == 0);
+		CHILD_CHECK(ev_work(cfd, theirs, by_reset) == 0);
+		CHILD_CHECK(signal_byte(up[1]) == 0);
+		CHILD_CHECK(wait_byte(down[0]) == 0);
+		_exit(child_status(fails));
+	}
+	close(up[1]);
+	close(down[0]);
+	ASSERT_EQ(0, wait_byte(up[0]));
+	expect_theirs_refused(_metadata, self, by_mark, "held by marks");
+	ASSERT_EQ(0, signal_byte(down[1]));
+	ASSERT_EQ(0, wait_byte(up[0]));
+	expect_held(_metadata, self, D1, 1 << 1 | 1 << 2 | 1 << 5, "by reset");
+	expect_theirs_refused(_metadata, self, by_reset, "held by reset");
+	ASSERT_EQ(0, signal_byte(down[1]));
+	EXPECT_EQ(0, reap(&self->undo, child));
+	close(up[0]);
+	close(down[1]);
+
+	/* Nobody holds them any more: reachable again, with the child's last values. */
+	for (i = 0; i < NREGS; i++) {
+		__u32 v = 0;
+
+		EXPECT_EQ(0, ev_rw(self->fd, NEURON_IOCTL_BAR_READ, &theirs[i], 1, &v));
+		EXPECT_EQ(by_reset + i, v) TH_LOG("%#llx", (unsigned long long)ev_off(&theirs[i]));
+	}
+	EXPECT_EQ(0, ev_work(self->fd, theirs, after));
+	EXPECT_EQ(0, unmark64(self->wfd, 1ULL << 2));
+	expect_held(_metadata, self, D1, 0, "the end");
+}
+
+/*
+ * Who may use semaphores and events and reach a core's registers;
+ * NC_RESET and NC_PID_STATE_DUMP see holders.
+ */
 TEST_F_TIMEOUT(st, holding, 300)
 {
 	hold_by_mark(_metadata, self, variant);
 	hold_by_reset(_metadata, self, variant);
+	hold_gates_registers(_metadata, self, variant);
 }
 
 /* Semaphores and events of held cores: values, arithmetic, bad input. */

@@ -27,23 +27,36 @@ stock_61_kdir() {
 	echo "$r"
 }
 
-# Files taken from Debian's linux-source-6.12 for user-space tooling
-# (checkpatch, the kselftest harness), extracted once per source version.
-# Prints the directory that holds them.
-kernel_src_tools() {
-	local ver dir tarball=/usr/src/linux-source-6.12.tar.xz
+# kernel_src_extract NAME PATH...: PATHs (relative to the top of the kernel
+# tree) taken from Debian's linux-source-6.12, extracted once per source
+# version into their own directory.  Prints that directory.
+kernel_src_extract() {
+	local name=$1 ver dir tarball=/usr/src/linux-source-6.12.tar.xz
+	shift
 	ver=$(dpkg-query -W -f='${Version}' linux-source-6.12) || return 1
-	dir="$NEURON_CACHE/ksrc-tools-$ver"
+	dir="$NEURON_CACHE/ksrc-$name-$ver"
 	if [ ! -f "$dir/.done" ]; then
 		rm -rf "$dir"
 		mkdir -p "$dir"
 		tar -C "$dir" --strip-components=1 -xf "$tarball" \
-			linux-source-6.12/scripts/checkpatch.pl \
-			linux-source-6.12/scripts/spelling.txt \
-			linux-source-6.12/scripts/const_structs.checkpatch \
-			linux-source-6.12/tools/testing/selftests/kselftest_harness.h \
-			linux-source-6.12/tools/testing/selftests/kselftest.h || return 1
+			"${@/#/linux-source-6.12/}" || return 1
 		touch "$dir/.done"
 	fi
 	echo "$dir"
+}
+
+# Files for user-space tooling (checkpatch, the kselftest harness).
+kernel_src_tools() {
+	kernel_src_extract tools scripts/checkpatch.pl scripts/spelling.txt \
+		scripts/const_structs.checkpatch \
+		tools/testing/selftests/kselftest_harness.h \
+		tools/testing/selftests/kselftest.h
+}
+
+# A kernel tree, not configured, that `make coccicheck` runs in: the top
+# Makefile and scripts/ (coccicheck, the semantic patches), and the headers
+# LINUXINCLUDE names.
+kernel_src_cocci() {
+	kernel_src_extract cocci Makefile scripts include arch/x86/Makefile \
+		arch/x86/include
 }

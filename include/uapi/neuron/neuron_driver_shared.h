@@ -217,7 +217,10 @@ struct neuron_dma_eng_state {
  * struct neuron_dma_queue_state - snapshot of one ring of a DMA queue
  * @hw_status: status as read from the hardware.
  * @sw_status: status as tracked by the driver.
- * @base_addr: device-visible address of the descriptor ring.
+ * @base_addr: device-visible address of the descriptor ring: the ring the
+ *	caller gave the queue with NEURON_IOCTL_DMA_QUEUE_INIT, or 0 for a
+ *	queue the caller did not initialise (the driver's or another
+ *	process's).
  * @length: ring length in descriptors.
  * @head_pointer: current head index.
  * @tail_pointer: current tail index.
