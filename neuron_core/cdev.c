@@ -12,9 +12,13 @@
  */
 
 #include <linux/fs.h>
+#include <linux/lockdep.h>
+#include <linux/module.h>
 #include <linux/pid.h>
 #include <linux/sched.h>
 #include <linux/slab.h>
+
+#include <neuron/compat.h>
 
 #include "core.h"
 
@@ -29,6 +33,55 @@ int neuron_attached_count(struct neuron_device *nd)
 	mutex_unlock(&nd->lock);
 	return n;
 }
+
+/**
+ * neuron_attached_locked() - is @tgid attached to @nd?
+ * @nd: the device, with &neuron_device.lock held
+ * @tgid: the process
+ *
+ * Return: whether @tgid holds an attached file of @nd.
+ */
+bool neuron_attached_locked(struct neuron_device *nd, struct pid *tgid)
+{
+	int i;
+
+	lockdep_assert_held(&nd->lock);
+	for (i = 0; i < NEURON_MAX_ATTACH; i++)
+		if (nd->attach[i].tgid == tgid)
+			return true;
+	return false;
+}
+
+/**
+ * neuron_process_attached() - is a process attached to a device now?
+ * @nd: the device
+ * @tgid: the process (its thread-group pid)
+ *
+ * For a plane that records per-process state from an ioctl (a claim, a
+ * result) which its &neuron_plane.process_detach callback drops.  The
+ * ioctl gate checks attachment when a call starts, not while it runs: a
+ * process may call through a file another process opened (inherited or
+ * passed to it) and close its own last attached file from another thread
+ * meanwhile, and then process_detach has run before the call records
+ * anything.  Release clears the attachment (under &neuron_device.lock)
+ * before it calls process_detach, so a handler that records under its own
+ * lock and then asks this (record, then recheck) either has its record
+ * seen by process_detach, or finds the process detached and must drop
+ * the record itself.
+ *
+ * Context: takes &neuron_device.lock; may sleep.
+ * Return: whether @tgid holds at least one attached file of @nd.
+ */
+bool neuron_process_attached(struct neuron_device *nd, struct pid *tgid)
+{
+	bool ret;
+
+	mutex_lock(&nd->lock);
+	ret = neuron_attached_locked(nd, tgid);
+	mutex_unlock(&nd->lock);
+	return ret;
+}
+EXPORT_SYMBOL_NS_GPL(neuron_process_attached, NEURON_NS);
 
 /* Attach @tgid to @nd; called with nd->lock held. */
 static int neuron_attach_locked(struct neuron_device *nd, struct pid *tgid)

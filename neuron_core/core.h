@@ -299,6 +299,7 @@ int neuron_fw_reset_ncs(struct neuron_device *nd, u32 reset_map);
 /* cdev.c */
 extern const struct file_operations neuron_fops;
 int neuron_attached_count(struct neuron_device *nd);
+bool neuron_attached_locked(struct neuron_device *nd, struct pid *tgid);
 
 /* ioctl.c */
 long neuron_ioctl_dispatch(struct file *file, unsigned int cmd, unsigned long arg);

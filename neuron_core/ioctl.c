@@ -330,28 +330,25 @@ static const struct neuron_ioctl_family *neuron_ioctl_family(unsigned int nr, in
 
 /*
  * Whether the caller may use @nf for an attach-gated command.  The file's
- * own opener is attached for as long as the file is open; anyone else must
- * have attached through a file of its own.
+ * own opener is attached for as long as the file is open (the call holds
+ * the file, so it cannot be released meanwhile); anyone else must have
+ * attached through a file of its own.
  */
 static int neuron_ioctl_check_attached(struct neuron_file *nf)
 {
 	struct neuron_device *nd = nf->nd;
 	struct pid *self = task_tgid(current);
-	int i, ret = -EACCES;
 
 	if (!nf->tgid)
 		return -EBADF;
 	if (nf->tgid == self)
 		return 0;
-	mutex_lock(&nd->lock);
-	for (i = 0; i < NEURON_MAX_ATTACH; i++) {
-		if (nd->attach[i].tgid == self) {
-			ret = 0;
-			break;
-		}
-	}
-	mutex_unlock(&nd->lock);
-	return ret;
+	/*
+	 * Checked once, as the call starts: the caller may detach (close its
+	 * own files) while the call runs.  Handlers that record per-process
+	 * state recheck with neuron_process_attached().
+	 */
+	return neuron_process_attached(nd, self) ? 0 : -EACCES;
 }
 
 /*

@@ -284,13 +284,21 @@ long neuron_ioctl_mem_mc_get_info_v2(struct neuron_file *nf, void __user *arg)
  * for the count alone), that many entries are written and the call fails
  * with -EAGAIN.
  *
- * Return: 0, -EFAULT, -EINVAL (channel), -EAGAIN, -ENOMEM.
+ * Bounded and preemptible: the count is kept as chunks come and go (no
+ * walk), the buffer is sized by the smaller of what the caller offers,
+ * %NEURON_DUMP_MAX and the count, and the listing visits at most that many
+ * chunks of the channel, a batch at a time, letting the allocator's lock go
+ * between batches (neuron_mem_dump()).  Chunks made or freed meanwhile may
+ * or may not be listed; when fewer were listed than the channel has as the
+ * walk ends, the call fails with -EAGAIN, as for a short buffer.
+ *
+ * Return: 0, -EFAULT, -EINVAL (channel), -EAGAIN, -ENOMEM, -EINTR.
  */
 long neuron_ioctl_dump_mem_chunks(struct neuron_file *nf, void __user *arg)
 {
 	struct neuron_ioctl_dump_mem_chunks a;
 	struct neuron_ioctl_mem_chunk_info *out = NULL;
-	u32 cap, total;
+	u32 cap, n, total;
 	long ret;
 
 	if (copy_from_user(&a, arg, sizeof(a)))
@@ -298,7 +306,7 @@ long neuron_ioctl_dump_mem_chunks(struct neuron_file *nf, void __user *arg)
 	cap = min_t(u32, a.num_entries_in, NEURON_DUMP_MAX);
 	/* Size the buffer by what exists, not by what the caller offers. */
 	if (cap) {
-		ret = neuron_mem_dump(nf->nd, a.hbm_index, NULL, 0, &total);
+		ret = neuron_mem_dump(nf->nd, a.hbm_index, NULL, 0, &n, &total);
 		if (ret)
 			return ret;
 		cap = min(cap, total);
@@ -308,20 +316,21 @@ long neuron_ioctl_dump_mem_chunks(struct neuron_file *nf, void __user *arg)
 		if (!out)
 			return -ENOMEM;
 	}
-	ret = neuron_mem_dump(nf->nd, a.hbm_index, out, cap, &total);
+	ret = neuron_mem_dump(nf->nd, a.hbm_index, out, cap, &n, &total);
 	if (ret)
 		goto out;
 	ret = -EFAULT;
-	if (copy_to_user(neuron_user_ptr(a.data), out, sizeof(*out) * min(cap, total)))
+	if (copy_to_user(neuron_user_ptr(a.data), out, sizeof(*out) * n))
 		goto out;
-	if (put_user(total, (u32 __user *)(arg + offsetof(typeof(a), num_entries_out))))
+	/* Chunks listed and freed since are counted: the entries are all there. */
+	if (put_user(max(total, n), (u32 __user *)(arg + offsetof(typeof(a), num_entries_out))))
 		goto out;
 	/*
 	 * num_entries_in 0 asks for the count alone; otherwise, more chunks
-	 * than were written (the buffer was short, or chunks appeared since
-	 * it was sized) is -EAGAIN.
+	 * than were written (the buffer was short, or chunks appeared while
+	 * it was sized or filled) is -EAGAIN.
 	 */
-	ret = a.num_entries_in && total > cap ? -EAGAIN : 0;
+	ret = a.num_entries_in && total > n ? -EAGAIN : 0;
 out:
 	kvfree(out);
 	return ret;

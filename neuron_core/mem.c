@@ -28,7 +28,9 @@
  *
  * Locking: &neuron_mem.lock protects pools, tables and counters.  It is
  * taken inside &neuron_device.lock (allocation and detach) and inside the
- * mmap lock (mmap and munmap); no user memory is touched while it is held.
+ * mmap lock (mmap and munmap); no user memory is touched while it is held,
+ * and no walk over the chunks or handles holds it for more than
+ * %NEURON_MEM_WALK_BATCH of them.
  */
 
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
@@ -44,6 +46,7 @@
 #include <linux/pid.h>
 #include <linux/random.h>
 #include <linux/sched.h>
+#include <linux/sched/signal.h>
 #include <linux/seq_file.h>
 #include <linux/slab.h>
 #include <kunit/visibility.h>
@@ -54,6 +57,14 @@
 #include "mem.h"
 
 static struct dentry *neuron_debugfs_root;
+
+/*
+ * Chunks a walk over a device's chunks or handles visits per hold of
+ * &neuron_mem.lock; between batches it lets the lock go and may
+ * reschedule, so no walk holds the lock (and every allocation of the
+ * device) for longer than a batch, however many chunks there are.
+ */
+#define NEURON_MEM_WALK_BATCH	256
 
 /* The location a category belongs to. */
 static enum neuron_mem_location neuron_mem_type_location(u32 type)
@@ -181,6 +192,12 @@ static void neuron_mem_account(struct neuron_mem *m, struct neuron_mem_chunk *mc
 		m->type_bytes[mc->acct_type] -= mc->size;
 		m->chunks--;
 	}
+	if (mc->location == NEURON_MEM_DEVICE) {
+		if (add)
+			m->hbm[mc->hbm].chunks++;
+		else
+			m->hbm[mc->hbm].chunks--;
+	}
 }
 
 static void neuron_mem_release(struct kref *ref)
@@ -291,17 +308,6 @@ static int neuron_mem_alloc_host(struct neuron_device *nd, struct neuron_mem_chu
 	return 0;
 }
 
-/* Whether @tgid is attached to @nd; called with nd->lock held. */
-static bool neuron_mem_attached_locked(struct neuron_device *nd, struct pid *tgid)
-{
-	int i;
-
-	for (i = 0; i < NEURON_MAX_ATTACH; i++)
-		if (nd->attach[i].tgid == tgid)
-			return true;
-	return false;
-}
-
 /* Check a request against the device; 0 or -EINVAL. */
 static int neuron_mem_check(struct neuron_mem *m, const struct neuron_mem_request *req)
 {
@@ -382,7 +388,7 @@ int neuron_mem_alloc(struct neuron_device *nd, const struct neuron_mem_request *
 	if (m->gone)
 		goto err_unlock;
 	ret = -EACCES;
-	if (!neuron_mem_attached_locked(nd, me))
+	if (!neuron_attached_locked(nd, me))
 		goto err_unlock;
 	if (!req->host) {
 		struct neuron_mem_hbm *h;
@@ -541,7 +547,7 @@ int neuron_mem_handle_give(struct neuron_device *nd, struct neuron_mem_chunk *mc
 	if (m->gone)
 		goto out;
 	ret = -EACCES;
-	if (!neuron_mem_attached_locked(nd, me))
+	if (!neuron_attached_locked(nd, me))
 		goto out;
 	ret = 0;
 	if (mc->handle && mc->owner == me)
@@ -606,33 +612,42 @@ EXPORT_SYMBOL_IF_KUNIT(neuron_mem_free_handle);
  *
  * Called with &neuron_device.lock held, when the process's last attached
  * file goes.  Memory still mapped stays until it is unmapped.
+ *
+ * One pass over the device's handles, %NEURON_MEM_WALK_BATCH at a time (at
+ * most 32 of them dropped per batch), letting &neuron_mem.lock go and
+ * rescheduling between batches: other processes' allocations wait for a
+ * batch at most, however many handles the device has.
  */
 void neuron_mem_detach_locked(struct neuron_device *nd, struct pid *tgid)
 {
 	struct neuron_mem *m = &nd->mem;
 	struct neuron_mem_chunk *mc;
-	unsigned long idx;
-	LIST_HEAD(drop);
+	unsigned long idx, next = 0;
 
 	lockdep_assert_held(&nd->lock);
 	for (;;) {
 		struct neuron_mem_chunk *batch[32];
-		unsigned int n = 0, i;
+		unsigned int n = 0, seen = 0, i;
+		bool done = true;
 
 		mutex_lock(&m->lock);
-		xa_for_each(&m->handles, idx, mc) {
+		xa_for_each_start(&m->handles, idx, mc, next) {
+			if (n == ARRAY_SIZE(batch) || seen == NEURON_MEM_WALK_BATCH) {
+				done = false;	/* @idx is for the next batch */
+				break;
+			}
+			seen++;
+			next = idx + 1;
 			if (mc->owner != tgid)
 				continue;
 			neuron_mem_unhandle_locked(m, mc);
 			batch[n++] = mc;
-			if (n == ARRAY_SIZE(batch))
-				break;
 		}
 		mutex_unlock(&m->lock);
 		/* Puts take m->lock themselves. */
 		for (i = 0; i < n; i++)
 			neuron_mem_put(batch[i]);
-		if (n < ARRAY_SIZE(batch))
+		if (done)
 			break;
 		cond_resched();
 	}
@@ -679,14 +694,35 @@ void neuron_mem_device_gone(struct neuron_device *nd)
 	struct neuron_mem *m = &nd->mem;
 	struct neuron_mem_chunk *mc;
 	unsigned long idx = 0;
+	unsigned int batch;
+	bool done = false;
 
 	mutex_lock(&m->lock);
 	m->gone = true;
-	mt_for_each(&m->by_pa, mc, idx, ULONG_MAX) {
-		if (mc->location == NEURON_MEM_HOST && mc->dma_mapped) {
-			dma_unmap_single(nd->bus.parent, mc->dma, mc->size, DMA_BIDIRECTIONAL);
-			mc->dma_mapped = false;
+	/* A batch at a time: no chunk is made any more, some may go meanwhile. */
+	while (!done) {
+		for (batch = 0; batch < NEURON_MEM_WALK_BATCH; batch++) {
+			mc = mt_find(&m->by_pa, &idx, ULONG_MAX);
+			if (!mc) {
+				done = true;
+				break;
+			}
+			if (mc->location == NEURON_MEM_HOST && mc->dma_mapped) {
+				dma_unmap_single(nd->bus.parent, mc->dma, mc->size,
+						 DMA_BIDIRECTIONAL);
+				mc->dma_mapped = false;
+			}
+			/* The chunk ended at the top of the address space. */
+			if (!idx) {
+				done = true;
+				break;
+			}
 		}
+		if (done)
+			break;
+		mutex_unlock(&m->lock);
+		cond_resched();
+		mutex_lock(&m->lock);
 	}
 	/* No dma-buf mmap() succeeds any more: it checks @gone. */
 	neuron_dmabuf_zap_locked(nd);
@@ -712,86 +748,68 @@ void neuron_mem_fini(struct neuron_device *nd)
 EXPORT_SYMBOL_IF_KUNIT(neuron_mem_fini);
 
 /**
- * neuron_mem_hold_free() - take every free range of an HBM channel aside
+ * neuron_mem_hold_next() - take the next piece of an HBM channel's free memory aside
  * @nd: the device
  * @hbm: the channel
- * @out: set to the ranges (free them with neuron_mem_unhold())
- * @n: set to how many there are (0 when the channel is full)
+ * @from: device-view address; the piece is the lowest free memory at or
+ *	above it
+ * @most: most bytes to take (at least a page)
+ * @hold: set to the piece; give it back with neuron_mem_unhold()
  *
- * Until they are given back, no chunk can be made in them; chunks already
- * made are not touched.  That is what lets the caller overwrite free device
- * memory (HBM_SCRUB_START) without a chunk appearing under its feet.
+ * Until it is given back, no chunk can be made in the piece; chunks are
+ * never touched.  That is what lets the caller overwrite free device memory
+ * (HBM_SCRUB_START) without a chunk appearing under its feet, a piece at a
+ * time: the next call starts at @hold->pa + @hold->size, so other
+ * allocations on the channel wait for nothing but the free memory of the
+ * piece held at the moment.  Memory allocated by someone else before the
+ * walk reaches it is not free, so it is not taken.
  *
- * Return: 0; -EINVAL for a channel the device does not have; -ENODEV after
- * removal; -ENOMEM (nothing is held then).
+ * Context: takes &neuron_mem.lock; may sleep.
+ * Return: 0; -ENOENT when no free memory of the channel lies at or above
+ * @from; -EINVAL for a channel the device does not have, or @most below a
+ * page; -ENODEV after removal; -ENOMEM (nothing is held then).
  */
-int neuron_mem_hold_free(struct neuron_device *nd, u32 hbm, struct neuron_mem_hold **out,
-			 unsigned int *n)
+int neuron_mem_hold_next(struct neuron_device *nd, u32 hbm, u64 from, u64 most,
+			 struct neuron_mem_hold *hold)
 {
 	struct neuron_mem *m = &nd->mem;
-	struct neuron_mem_hold *holds = NULL;
-	struct neuron_range_pool *p;
-	unsigned long cap;
-	unsigned int i = 0;
-	int ret = 0;
+	int ret;
 
 	mutex_lock(&m->lock);
 	if (!m->ready || hbm >= m->hbm_count) {
 		ret = -EINVAL;
-		goto out;
-	}
-	if (m->gone) {
+	} else if (m->gone) {
 		ret = -ENODEV;
-		goto out;
+	} else {
+		hbm = array_index_nospec(hbm, m->hbm_count);
+		ret = neuron_range_take(&m->hbm[hbm].range, from, most, &hold->pa, &hold->size);
+		if (!ret)
+			m->held_bytes += hold->size;
 	}
-	hbm = array_index_nospec(hbm, m->hbm_count);
-	p = &m->hbm[hbm].range;
-	cap = neuron_range_free_extents(p);
-	holds = kvcalloc(max(cap, 1UL), sizeof(*holds), GFP_KERNEL);
-	if (!holds) {
-		ret = -ENOMEM;
-		goto out;
-	}
-	/* The largest extent whole, each time: one extent fewer per step. */
-	for (i = 0; i < cap; i++) {
-		holds[i].size = neuron_range_largest_free(p);
-		if (!holds[i].size)
-			break;
-		ret = neuron_range_alloc(p, holds[i].size, 0, &holds[i].pa);
-		if (ret)
-			break;
-	}
-	if (ret) {
-		while (i--)
-			neuron_range_free(p, holds[i].pa, holds[i].size);
-		kvfree(holds);
-		holds = NULL;
-	}
-out:
 	mutex_unlock(&m->lock);
-	*out = holds;
-	*n = ret ? 0 : i;
 	return ret;
 }
-EXPORT_SYMBOL_NS_GPL(neuron_mem_hold_free, NEURON_NS);
+EXPORT_SYMBOL_NS_GPL(neuron_mem_hold_next, NEURON_NS);
 
 /**
- * neuron_mem_unhold() - give back what neuron_mem_hold_free() took
+ * neuron_mem_unhold() - give back a piece neuron_mem_hold_next() took
  * @nd: the device
- * @hbm: the channel
- * @holds: the ranges (freed here)
- * @n: how many
+ * @hbm: the channel it was taken from
+ * @hold: the piece
+ *
+ * Context: takes &neuron_mem.lock; may sleep.
  */
-void neuron_mem_unhold(struct neuron_device *nd, u32 hbm, struct neuron_mem_hold *holds,
-		       unsigned int n)
+void neuron_mem_unhold(struct neuron_device *nd, u32 hbm, const struct neuron_mem_hold *hold)
 {
 	struct neuron_mem *m = &nd->mem;
 
+	if (WARN_ON_ONCE(hbm >= READ_ONCE(m->hbm_count)))
+		return;
+	hbm = array_index_nospec(hbm, NEURON_MAX_HBM);
 	mutex_lock(&m->lock);
-	while (n--)
-		neuron_range_free(&m->hbm[hbm].range, holds[n].pa, holds[n].size);
+	neuron_range_free(&m->hbm[hbm].range, hold->pa, hold->size);
+	m->held_bytes -= hold->size;
 	mutex_unlock(&m->lock);
-	kvfree(holds);
 }
 EXPORT_SYMBOL_NS_GPL(neuron_mem_unhold, NEURON_NS);
 
@@ -800,36 +818,70 @@ EXPORT_SYMBOL_NS_GPL(neuron_mem_unhold, NEURON_NS);
  * @nd: the device
  * @hbm: the channel
  * @out: where to write up to @capacity entries (kernel memory)
- * @capacity: entries @out holds
+ * @capacity: entries @out holds; 0 asks for the count alone
+ * @written: set to the entries written, in address order
  * @total: set to the number of chunks on the channel
  *
- * Return: 0, or -EINVAL for a channel the device does not have.
+ * The count is kept as chunks come and go: asking for it walks nothing.
+ * The listing visits the channel's chunks only (by address), at most
+ * @capacity of them, %NEURON_MEM_WALK_BATCH at a time with the lock let go
+ * in between, so it is no snapshot: a chunk made or freed meanwhile may be
+ * listed or not, and *@total (read as the walk ends) may differ from
+ * *@written even when @capacity would have held every chunk.
+ *
+ * Return: 0, -EINVAL for a channel the device does not have, -EINTR for a
+ * fatal signal (nothing is returned then).
  */
 int neuron_mem_dump(struct neuron_device *nd, u32 hbm, struct neuron_ioctl_mem_chunk_info *out,
-		    u32 capacity, u32 *total)
+		    u32 capacity, u32 *written, u32 *total)
 {
 	struct neuron_mem *m = &nd->mem;
 	struct neuron_mem_chunk *mc;
-	unsigned long idx = 0;
+	unsigned long idx, last;
+	unsigned int batch;
+	bool done = false;
 	u32 n = 0;
 
+	*written = 0;
 	mutex_lock(&m->lock);
-	if (hbm >= m->hbm_count) {
+	if (!m->ready || hbm >= m->hbm_count) {
 		mutex_unlock(&m->lock);
 		return -EINVAL;
 	}
-	mt_for_each(&m->by_pa, mc, idx, ULONG_MAX) {
-		if (mc->location != NEURON_MEM_DEVICE || mc->hbm != hbm)
-			continue;
-		if (n < capacity) {
-			out[n].pa = mc->pa;
-			out[n].size = mc->size;
-			out[n].mem_type = mc->mem_type;
+	hbm = array_index_nospec(hbm, m->hbm_count);
+	idx = m->hbm[hbm].base;
+	last = m->hbm[hbm].base + m->hbm[hbm].size - 1;
+	for (;;) {
+		for (batch = 0; n < capacity && batch < NEURON_MEM_WALK_BATCH; batch++) {
+			/* The next chunk at or above @idx; @idx moves past it. */
+			mc = mt_find(&m->by_pa, &idx, last);
+			if (!mc) {
+				done = true;
+				break;
+			}
+			if (mc->location == NEURON_MEM_DEVICE && mc->hbm == hbm) {
+				out[n].pa = mc->pa;
+				out[n].size = mc->size;
+				out[n].mem_type = mc->mem_type;
+				n++;
+			}
+			/* Past the end of the address space: nothing more. */
+			if (!idx) {
+				done = true;
+				break;
+			}
 		}
-		n++;
+		if (done || n >= capacity)
+			break;
+		mutex_unlock(&m->lock);
+		if (fatal_signal_pending(current))
+			return -EINTR;
+		cond_resched();
+		mutex_lock(&m->lock);
 	}
+	*total = m->hbm[hbm].chunks;
 	mutex_unlock(&m->lock);
-	*total = n;
+	*written = n;
 	return 0;
 }
 
@@ -1007,6 +1059,7 @@ static int neuron_mem_debugfs_show(struct seq_file *s, void *unused)
 	seq_printf(s, "device_bytes %llu\n", m->bytes[NEURON_MEM_DEVICE - 1]);
 	seq_printf(s, "chunks %lu\n", m->chunks);
 	seq_printf(s, "handles %lu\n", m->nr_handles);
+	seq_printf(s, "held_bytes %llu\n", m->held_bytes);
 	mutex_unlock(&m->lock);
 	return 0;
 }

@@ -34,12 +34,14 @@ struct vm_area_struct;
  * @base: device-view address of the pool's first byte
  * @size: bytes in the pool
  * @bar_off: offset of @base in the device-memory BAR
+ * @chunks: live chunks in the pool (DUMP_MEM_CHUNKS counts without a walk)
  */
 struct neuron_mem_hbm {
 	struct neuron_range_pool range;
 	u64 base;
 	u64 size;
 	u64 bar_off;
+	unsigned long chunks;
 };
 
 /* Processes that can hold handles on one device at once (its attach slots). */
@@ -80,6 +82,8 @@ struct neuron_mem_owner {
  *	removal finds and zaps their user mappings
  * @owners: what each process's handles hold, so that reports and the
  *	per-process limit never walk the chunks
+ * @held_bytes: device memory taken aside by neuron_mem_hold_next() and not
+ *	given back yet (the pieces HBM scrubs are filling)
  */
 struct neuron_mem {
 	/* Protects the pools, @handles, @by_pa, @gone, @owners, @dmabufs, the counters. */
@@ -100,6 +104,7 @@ struct neuron_mem {
 	struct dentry *debugfs;
 	struct list_head dmabufs;
 	struct neuron_mem_owner owners[NEURON_MEM_OWNERS];
+	u64 held_bytes;
 };
 
 void neuron_mem_init(struct neuron_device *nd);
@@ -131,6 +136,6 @@ int neuron_mem_mmap_bar(struct neuron_file *nf, struct vm_area_struct *vma, unsi
 			u64 off, bool rdonly);
 bool neuron_mem_is_chunk_vma(struct vm_area_struct *vma);
 int neuron_mem_dump(struct neuron_device *nd, u32 hbm, struct neuron_ioctl_mem_chunk_info *out,
-		    u32 capacity, u32 *total);
+		    u32 capacity, u32 *written, u32 *total);
 
 #endif /* _NEURON_CORE_MEM_H */

@@ -248,6 +248,27 @@ static void neuron_range_carve(struct neuron_range_pool *p, struct neuron_range_
 	p->live++;
 }
 
+/*
+ * Keep a node for a split now and for the return of the range about to be
+ * allocated later.  (With the invariant, @nodes >= @live + 2 means a spare
+ * exists; the test of @spare only guards against a caller's bad frees.)
+ * Changes nothing but the spare stack.  Return: 0 or -ENOMEM.
+ */
+static int neuron_range_reserve(struct neuron_range_pool *p)
+{
+	struct neuron_range_extent *e;
+
+	if (p->nodes >= p->live + 2 && p->spare)
+		return 0;
+	/* On behalf of the allocating process: its memory cgroup pays. */
+	e = kmalloc(sizeof(*e), GFP_KERNEL_ACCOUNT);
+	if (!e)
+		return -ENOMEM;
+	neuron_range_push_spare(p, e);
+	p->nodes++;
+	return 0;
+}
+
 int neuron_range_alloc(struct neuron_range_pool *p, u64 size, u64 align, u64 *addr)
 {
 	struct neuron_range_extent *e;
@@ -264,19 +285,8 @@ int neuron_range_alloc(struct neuron_range_pool *p, u64 size, u64 align, u64 *ad
 	if (rsize > neuron_range_largest_free(p))
 		return -ENOMEM;
 
-	/*
-	 * Keep a node for a split now and for this range's return later.
-	 * (With the invariant, @nodes >= @live + 2 means a spare exists; the
-	 * test of @spare only guards against a caller's bad frees.)
-	 */
-	if (p->nodes < p->live + 2 || !p->spare) {
-		/* On behalf of the allocating process: its memory cgroup pays. */
-		e = kmalloc(sizeof(*e), GFP_KERNEL_ACCOUNT);
-		if (!e)
-			return -ENOMEM;
-		neuron_range_push_spare(p, e);
-		p->nodes++;
-	}
+	if (neuron_range_reserve(p))
+		return -ENOMEM;
 
 	/* Exact first fit when the lowest extent of @rsize bytes holds it. */
 	e = neuron_range_search(p, rsize, rsize, align, &a);
@@ -291,6 +301,46 @@ int neuron_range_alloc(struct neuron_range_pool *p, u64 size, u64 align, u64 *ad
 	return 0;
 }
 EXPORT_SYMBOL_IF_KUNIT(neuron_range_alloc);
+
+int neuron_range_take(struct neuron_range_pool *p, u64 from, u64 most, u64 *addr, u64 *size)
+{
+	struct rb_node *n = p->root.rb_node;
+	struct neuron_range_extent *e = NULL;
+	u64 a, end;
+
+	most = round_down(most, p->granule);
+	if (!most)
+		return -EINVAL;
+	if (check_add_overflow(from, p->granule - 1, &a))
+		return -ENOENT;
+	from = round_down(a, p->granule);
+
+	/*
+	 * The lowest extent that ends above @from.  Extents neither touch nor
+	 * overlap, so their ends ascend with their starts: one descent.
+	 */
+	while (n) {
+		struct neuron_range_extent *cur = neuron_range_ext(n);
+
+		if (cur->start + cur->size > from) {
+			e = cur;
+			n = n->rb_left;
+		} else {
+			n = n->rb_right;
+		}
+	}
+	if (!e)
+		return -ENOENT;
+	if (neuron_range_reserve(p))
+		return -ENOMEM;
+	a = max(e->start, from);
+	end = e->start + e->size;
+	*size = min(end - a, most);
+	*addr = a;
+	neuron_range_carve(p, e, a, *size);
+	return 0;
+}
+EXPORT_SYMBOL_IF_KUNIT(neuron_range_take);
 
 /*
  * Validate [@addr, @addr + @size) (@size already rounded) for a free, and

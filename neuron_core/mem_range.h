@@ -11,10 +11,10 @@
  * Locking: none inside.  The caller serialises every call on a pool
  * (including the read-only statistics) with its own lock.
  *
- * Memory: neuron_range_init() and neuron_range_alloc() may allocate
- * (GFP_KERNEL, so they may sleep).  neuron_range_free() never allocates
- * and never fails: every successful allocation puts aside the node its
- * later return may need (see struct neuron_range_pool).
+ * Memory: neuron_range_init(), neuron_range_alloc() and neuron_range_take()
+ * may allocate (GFP_KERNEL, so they may sleep).  neuron_range_free() never
+ * allocates and never fails: every successful allocation puts aside the
+ * node its later return may need (see struct neuron_range_pool).
  */
 #ifndef _NEURON_CORE_MEM_RANGE_H
 #define _NEURON_CORE_MEM_RANGE_H
@@ -134,6 +134,24 @@ void neuron_range_destroy(struct neuron_range_pool *p);
  * two), -ENOMEM (no room, or no memory for the node).
  */
 int neuron_range_alloc(struct neuron_range_pool *p, u64 size, u64 align, u64 *addr);
+
+/**
+ * neuron_range_take() - allocate the lowest free piece at or above an address
+ * @p: the pool
+ * @from: the piece starts at or above it (rounded up to the granule)
+ * @most: most bytes to take; rounded down to the granule, not below it
+ * @addr: set to the first address of the piece
+ * @size: set to its bytes: all of the free extent from *@addr on, up to @most
+ *
+ * For a walk over a pool's free space a piece at a time: the next call
+ * starts at *@addr + *@size.  The piece is an allocation like any other,
+ * returned with neuron_range_free(@p, *@addr, *@size).
+ *
+ * Context: may sleep (one node may be allocated).
+ * Return: 0; -ENOENT when no free space lies at or above @from; -EINVAL for
+ * @most below the granule; -ENOMEM (no memory for the node).
+ */
+int neuron_range_take(struct neuron_range_pool *p, u64 from, u64 most, u64 *addr, u64 *size);
 
 /**
  * neuron_range_free() - return an allocated range to the pool

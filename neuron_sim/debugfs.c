@@ -160,6 +160,40 @@ static const struct file_operations nsim_dma_stall_fops = {
 	.llseek = default_llseek,
 };
 
+/* dma_busy_after_disable: "0" or "1" (nsim_dma_set_busy_after_disable()). */
+static ssize_t nsim_dma_busy_read(struct file *file, char __user *ubuf, size_t count,
+				  loff_t *ppos)
+{
+	struct nsim_dev *sd = file->private_data;
+	char buf[4];
+	int len;
+
+	len = scnprintf(buf, sizeof(buf), "%d\n", nsim_dma_get_busy_after_disable(sd));
+	return simple_read_from_buffer(ubuf, count, ppos, buf, len);
+}
+
+static ssize_t nsim_dma_busy_write(struct file *file, const char __user *ubuf, size_t count,
+				   loff_t *ppos)
+{
+	struct nsim_dev *sd = file->private_data;
+	bool on;
+	int ret;
+
+	ret = kstrtobool_from_user(ubuf, count, &on);
+	if (ret)
+		return ret;
+	nsim_dma_set_busy_after_disable(sd, on);
+	return count;
+}
+
+static const struct file_operations nsim_dma_busy_fops = {
+	.owner = THIS_MODULE,
+	.open = simple_open,
+	.read = nsim_dma_busy_read,
+	.write = nsim_dma_busy_write,
+	.llseek = default_llseek,
+};
+
 /*
  * copy_bench: write a size in bytes to time the engines' own copy of that
  * many bytes out of device memory, or the size negated for a copy into it
@@ -434,6 +468,7 @@ void nsim_dev_debugfs_add(struct nsim_dev *sd)
 	debugfs_create_u32("resets", 0400, sd->ddir, &sd->resets);
 	debugfs_create_file("dma_abort", 0600, sd->ddir, sd, &nsim_dma_abort_fops);
 	debugfs_create_file("dma_stall", 0600, sd->ddir, sd, &nsim_dma_stall_fops);
+	debugfs_create_file("dma_busy_after_disable", 0600, sd->ddir, sd, &nsim_dma_busy_fops);
 	debugfs_create_file("copy_bench", 0600, sd->ddir, sd, &nsim_copy_bench_fops);
 	debugfs_create_u32("dma_errors", 0400, sd->ddir, &sd->dma_errors);
 	debugfs_create_u64("dma_descs", 0400, sd->ddir, &sd->dma_descs);

@@ -18,6 +18,11 @@
  * memory, mapped onto the BAR 4 RAM window the way the core slices it
  * (HBM region i owns the i-th of hbm_count equal page-aligned slices).
  * Anything else is an engine error: the engine aborts, nothing is written.
+ *
+ * Fault switches (debugfs): dma_abort fails the next descriptor, dma_stall
+ * holds every queue back, and dma_busy_after_disable makes a half that is
+ * told to stop keep running what it has (nsim_dma_set_busy_after_disable()),
+ * as an engine with transfers outstanding would.
  */
 
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
@@ -150,6 +155,9 @@ struct nsim_dma_half {
  * struct nsim_dma_engine - execution state of one engine
  * @base: BAR 0 offset of its registers
  * @state: state register of each half (0 M2S, 1 S2M)
+ * @disabling: per half: told to stop while dma_busy_after_disable was set
+ *	and it had descriptors to run; it keeps running (@state reads
+ *	running) until it has run them or the switch is cleared
  * @pending: per queue: descriptors may wait to be executed
  * @doorbells: writes to the tail-increment register of any of its queues,
  *	either half (debugfs dma_doorbells)
@@ -158,6 +166,7 @@ struct nsim_dma_half {
 struct nsim_dma_engine {
 	u64 base;
 	u32 state[2];
+	bool disabling[2];
 	DECLARE_BITMAP(pending, NEURON_UDMA_MAX_QUEUES);
 	u64 doorbells;
 	struct nsim_dma_half q[NEURON_UDMA_MAX_QUEUES][2];
@@ -261,6 +270,8 @@ static void nsim_dma_fail(struct nsim_dev *sd, struct nsim_dma_engine *e, const 
 
 	e->state[0] = NSIM_DMA_STATE_ABORTED;
 	e->state[1] = NSIM_DMA_STATE_ABORTED;
+	e->disabling[0] = false;
+	e->disabling[1] = false;
 	sd->dma_errors++;
 	dev_info_ratelimited(&sd->dev, "DMA engine at 0x%llx aborted: %s (0x%llx)\n",
 			     e->base, why, addr);
@@ -424,11 +435,42 @@ static void nsim_dma_move(void *dst, const void *src, size_t n)
 	memcpy(d + words, s + words, n & 7);
 }
 
+/* Whether half @h of @e has descriptors it has not run, on any queue. */
+static bool nsim_dma_half_busy(const struct nsim_dma_engine *e, unsigned int h)
+{
+	unsigned int qid;
+
+	for (qid = 0; qid < NEURON_UDMA_MAX_QUEUES; qid++)
+		if (e->q[qid][h].head != e->q[qid][h].tail)
+			return true;
+	return false;
+}
+
+/*
+ * A stop that dma_busy_after_disable held off takes effect once the half
+ * has run everything it had, or the switch is cleared.  Called with
+ * dma_lock held.
+ */
+static void nsim_dma_settle(struct nsim_dev *sd, struct nsim_dma_engine *e)
+{
+	unsigned int h;
+
+	lockdep_assert_held(&sd->dma_lock);
+
+	for (h = 0; h < 2; h++) {
+		if (!e->disabling[h] || (sd->dma_busy_after_disable && nsim_dma_half_busy(e, h)))
+			continue;
+		e->disabling[h] = false;
+		e->state[h] = NSIM_DMA_STATE_IDLE;
+	}
+}
+
 /*
  * Execute what queue @qid has.  Called with dma_lock held.  A descriptor
  * is read once, when it reaches the head of its ring.
  */
-static void nsim_dma_run_queue(struct nsim_dev *sd, struct nsim_dma_engine *e, unsigned int qid)
+static void __nsim_dma_run_queue(struct nsim_dev *sd, struct nsim_dma_engine *e,
+				 unsigned int qid)
 {
 	struct nsim_dma_cursor mc, sc;
 	struct nsim_dma_half *m = &e->q[qid][0], *s = &e->q[qid][1];
@@ -495,6 +537,12 @@ static void nsim_dma_run_queue(struct nsim_dev *sd, struct nsim_dma_engine *e, u
 	}
 }
 
+static void nsim_dma_run_queue(struct nsim_dev *sd, struct nsim_dma_engine *e, unsigned int qid)
+{
+	__nsim_dma_run_queue(sd, e, qid);
+	nsim_dma_settle(sd, e);
+}
+
 static void nsim_dma_run_pending(struct nsim_dev *sd)
 {
 	struct nsim_dma_engine *e;
@@ -556,15 +604,24 @@ static void nsim_dma_change_state(struct nsim_dev *sd, struct nsim_dma_engine *e
 
 	switch (val) {
 	case NEURON_UDMA_CHANGE_NORMAL:
+		e->disabling[h] = false;
 		e->state[h] = NSIM_DMA_STATE_NORMAL;
 		for (qid = 0; qid < NEURON_UDMA_MAX_QUEUES; qid++)
 			if (test_bit(qid, e->pending))
 				nsim_dma_kick(sd, e, qid);
 		break;
 	case NEURON_UDMA_CHANGE_DISABLE:
+		/* dma_busy_after_disable: a running half finishes its work first. */
+		if (e->state[h] == NSIM_DMA_STATE_NORMAL && sd->dma_busy_after_disable &&
+		    nsim_dma_half_busy(e, h)) {
+			e->disabling[h] = true;
+			break;
+		}
+		e->disabling[h] = false;
 		e->state[h] = NSIM_DMA_STATE_IDLE;
 		break;
 	case NEURON_UDMA_CHANGE_ABORT:
+		e->disabling[h] = false;
 		e->state[h] = NSIM_DMA_STATE_ABORTED;
 		break;
 	default:
@@ -612,7 +669,9 @@ void nsim_dma_write(struct nsim_dev *sd, u64 off, u32 val)
 		nsim_dma_doorbell(sd, e, qid, h, val);
 	} else if (reg == (h ? NEURON_UDMA_S2M_Q_SW_CTRL : NEURON_UDMA_M2S_Q_SW_CTRL) &&
 		   (val & NEURON_UDMA_Q_SW_CTRL_RESET)) {
-		nsim_dma_half_reset(&e->q[qid][h]);
+		/* A half still running off a stop keeps what its queue was given. */
+		if (!e->disabling[h] || e->q[qid][h].head == e->q[qid][h].tail)
+			nsim_dma_half_reset(&e->q[qid][h]);
 	} else if (reg == NEURON_UDMA_Q_CFG && (val & NEURON_UDMA_Q_CFG_ENABLE)) {
 		nsim_dma_kick(sd, e, qid);
 	}
@@ -744,6 +803,49 @@ bool nsim_dma_get_fault(struct nsim_dev *sd, bool stall)
 	spin_unlock(&sd->dma_lock);
 	return on;
 }
+
+/**
+ * nsim_dma_set_busy_after_disable() - set or clear dma_busy_after_disable
+ * @sd: the simulated device
+ * @on: new position
+ *
+ * While set, an engine half told to stop while it has descriptors to run
+ * keeps running them (its state reads running) and stops only once it has
+ * run them all; its queues that still have descriptors ignore software
+ * resets meanwhile.  With dma_stall set, that is never.  Clearing the
+ * switch stops such halves at once (what they still had stays pending,
+ * as on any stopped engine).
+ */
+void nsim_dma_set_busy_after_disable(struct nsim_dev *sd, bool on)
+{
+	struct nsim_dma_engine *e;
+	unsigned long idx;
+
+	spin_lock(&sd->dma_lock);
+	sd->dma_busy_after_disable = on;
+	if (!on)
+		xa_for_each(&sd->dma_engines, idx, e)
+			nsim_dma_settle(sd, e);
+	spin_unlock(&sd->dma_lock);
+}
+EXPORT_SYMBOL_IF_KUNIT(nsim_dma_set_busy_after_disable);
+
+/**
+ * nsim_dma_get_busy_after_disable() - position of dma_busy_after_disable
+ * @sd: the simulated device
+ *
+ * Return: whether it is set.
+ */
+bool nsim_dma_get_busy_after_disable(struct nsim_dev *sd)
+{
+	bool on;
+
+	spin_lock(&sd->dma_lock);
+	on = sd->dma_busy_after_disable;
+	spin_unlock(&sd->dma_lock);
+	return on;
+}
+EXPORT_SYMBOL_IF_KUNIT(nsim_dma_get_busy_after_disable);
 
 /**
  * nsim_dma_copy_bench() - time the engines' own copy, for benchmarks

@@ -207,12 +207,15 @@ static inline unsigned int nsim_sem_blocks(const struct nsim_gen *gen)
  *	@dma_lock as well, so the DMA engines never see it go away
  * @mem_size: size of @mem
  * @dma_lock: protects @dma_engines' contents, @dma_stopped, @dma_abort,
- *	@dma_stall and the DMA counters (dma.c)
+ *	@dma_stall, @dma_busy_after_disable and the DMA counters (dma.c)
  * @dma_engines: engine index to its execution state, created on first use
  * @dma_work: executes queued descriptors when dma_mode is async
  * @dma_stopped: the device is going away: execute and schedule nothing
  * @dma_abort: fault switch: the next descriptor fails and aborts its engine
  * @dma_stall: fault switch: engines make no progress while set
+ * @dma_busy_after_disable: fault switch: an engine half told to stop while
+ *	it has descriptors to run keeps running (and reading running) until
+ *	it has run them, and its busy queues ignore software resets meanwhile
  * @dma_errors: engine errors so far (debugfs)
  * @dma_descs: descriptors executed so far (debugfs)
  * @dma_bytes: bytes copied so far (debugfs)
@@ -254,7 +257,8 @@ struct nsim_dev {
 
 	/*
 	 * protects dma_engines' contents, dma_stopped, dma_abort, dma_stall,
-	 * the DMA counters, and mem against unmapping while a copy runs
+	 * dma_busy_after_disable, the DMA counters, and mem against unmapping
+	 * while a copy runs
 	 */
 	spinlock_t dma_lock;
 	struct xarray dma_engines;
@@ -262,6 +266,7 @@ struct nsim_dev {
 	bool dma_stopped;
 	bool dma_abort;
 	bool dma_stall;
+	bool dma_busy_after_disable;
 	u32 dma_errors;
 	u64 dma_descs;
 	u64 dma_bytes;
@@ -301,6 +306,8 @@ void nsim_dma_write(struct nsim_dev *sd, u64 off, u32 val);
 bool nsim_dma_read(struct nsim_dev *sd, u64 off, u32 *val);
 void nsim_dma_set_fault(struct nsim_dev *sd, bool stall, bool on);
 bool nsim_dma_get_fault(struct nsim_dev *sd, bool stall);
+void nsim_dma_set_busy_after_disable(struct nsim_dev *sd, bool on);
+bool nsim_dma_get_busy_after_disable(struct nsim_dev *sd);
 void nsim_dma_doorbells_list(struct seq_file *m, struct nsim_dev *sd);
 int nsim_dma_copy_bench(struct nsim_dev *sd, u64 size, bool to_dev, u64 *ns);
 int nsim_dma_ring_write(struct nsim_dev *sd, u64 base, u32 size, u32 pos,

@@ -11,8 +11,13 @@
  * then waits for the marker: sleeping, bounded by dma_timeout_ms, and
  * killable.  No lock is held while it waits; other copies use the other
  * channels.  A wait that times out, is killed, or finds the engine aborted
- * reprograms the channel's engine and queue, so the next copy finds it
- * working.
+ * stops the channel's engine and waits (NEURON_UDMA_QUIESCE_MS at most)
+ * until it moves no data, then reprograms its engine and queue, so the
+ * next copy finds it working.  An engine that keeps running makes the
+ * channel dead: it is never used again, and what the transfer named (user
+ * pages pinned and mapped, chunks, the channel's own rings) is kept until
+ * the device goes, when the engine is stopped again before any of it is
+ * let go.  Nothing the engine may still write is ever freed or unpinned.
  *
  * User buffers of more than NEURON_DMA_BOUNCE_MAX bytes are not copied
  * through the CPU: their pages are pinned and DMA-mapped, and the engine
@@ -110,10 +115,37 @@ static int neuron_dma_chan_program(struct neuron_dma_chan *ch)
 	return ret;
 }
 
+/* Unmap and unpin the user pages a dead channel kept. */
+static void neuron_dma_pinned_release(struct neuron_dma_chan *ch)
+{
+	struct neuron_dma_pinned *p = &ch->pinned;
+
+	if (!p->pages)
+		return;
+	dma_unmap_sgtable(neuron_dma_dev(ch->dma), &p->sgt, p->dir, 0);
+	sg_free_table(&p->sgt);
+	unpin_user_pages_dirty_lock(p->pages, p->npages, p->dir == DMA_FROM_DEVICE);
+	kvfree(p->pages);
+	atomic64_sub(p->npages, &ch->dma->dead_pages);
+	p->pages = NULL;
+	p->npages = 0;
+}
+
+/*
+ * Free the channel's memory and drop what it holds.  Its engine is quiet
+ * (or was never programmed).
+ */
 static void neuron_dma_chan_free(struct neuron_dma_chan *ch)
 {
 	struct device *dev = neuron_dma_dev(ch->dma);
+	unsigned int j;
 
+	neuron_dma_pinned_release(ch);
+	for (j = 0; j < 2; j++) {
+		if (ch->hold[j])
+			neuron_mem_put(ch->hold[j]);
+		ch->hold[j] = NULL;
+	}
 	if (ch->bounce)
 		dma_free_coherent(dev, NEURON_DMA_BOUNCE_SIZE, ch->bounce, ch->bounce_dma);
 	if (ch->ring)
@@ -204,11 +236,37 @@ int neuron_dma_setup(struct neuron_dma *dma)
 	return ret;
 }
 
+/* Live channels: those not dead. */
+static int neuron_dma_live(struct neuron_dma *dma)
+{
+	return (int)dma->nr_chans - atomic_read(&dma->dead);
+}
+
+/*
+ * Count one more asynchronous copy holding a channel, if that leaves a live
+ * channel for synchronous copies.  Never counts past that limit, even for
+ * a moment.
+ */
+static bool neuron_dma_async_reserve(struct neuron_dma *dma)
+{
+	int held = atomic_read(&dma->async_held);
+
+	do {
+		if (held + 1 >= neuron_dma_live(dma))
+			return false;
+	} while (!atomic_try_cmpxchg(&dma->async_held, &held, held + 1));
+	return true;
+}
+
 /*
  * Take a free channel, waiting (killably) while all are held.  The caller
- * holds the device's usage lock, so the channels stay set up.
+ * holds the device's usage lock, so the channels stay set up.  Dead
+ * channels are never taken: with all of them dead, -EIO at once.  So is a
+ * synchronous copy (!@async) when a channel died and asynchronous copies
+ * hold every live one: only waiting for them, which the caller may be
+ * the one to do, would free one.
  */
-static struct neuron_dma_chan *neuron_dma_chan_get(struct neuron_dma *dma)
+static struct neuron_dma_chan *neuron_dma_chan_get(struct neuron_dma *dma, bool async)
 {
 	struct neuron_dma_chan *ch;
 	unsigned int i;
@@ -217,11 +275,25 @@ static struct neuron_dma_chan *neuron_dma_chan_get(struct neuron_dma *dma)
 	ret = neuron_dma_setup(dma);
 	if (ret)
 		return ERR_PTR(ret);
+	if (neuron_dma_live(dma) <= 0 ||
+	    (!async && atomic_read(&dma->dead) &&
+	     neuron_dma_live(dma) <= atomic_read(&dma->async_held)))
+		return ERR_PTR(-EIO);
 	if (down_killable(&dma->free))
 		return ERR_PTR(-EINTR);
 	spin_lock(&dma->busy_lock);
 	i = find_first_zero_bit(&dma->busy, dma->nr_chans);
-	/* The semaphore counts free bits, so there is one. */
+	if (i >= dma->nr_chans) {
+		/*
+		 * Every channel is dead: this count was given back by the last
+		 * one to die (neuron_dma_chan_kill()); pass it on to the next
+		 * taker, which fails the same way.
+		 */
+		spin_unlock(&dma->busy_lock);
+		up(&dma->free);
+		return ERR_PTR(-EIO);
+	}
+	/* The semaphore counts free bits of live channels, so there is one. */
 	__set_bit(i, &dma->busy);
 	spin_unlock(&dma->busy_lock);
 	ch = &dma->chans[i];
@@ -237,10 +309,15 @@ static struct neuron_dma_chan *neuron_dma_chan_get(struct neuron_dma *dma)
 	return ch;
 }
 
+/* Give a channel back; a dead one stays held, for good. */
 static void neuron_dma_chan_put(struct neuron_dma_chan *ch)
 {
 	struct neuron_dma *dma = ch->dma;
 
+	ch->use[0] = NULL;
+	ch->use[1] = NULL;
+	if (ch->dead)
+		return;
 	spin_lock(&dma->busy_lock);
 	__clear_bit(ch - dma->chans, &dma->busy);
 	spin_unlock(&dma->busy_lock);
@@ -283,18 +360,59 @@ static int neuron_dma_kick(struct neuron_dma_chan *ch)
 	return 0;
 }
 
-/* Reprogram a channel whose transfer failed; the engine forgets it. */
+/*
+ * The channel's engine did not stop: it may still read and write whatever
+ * the transfer in flight named.  The channel keeps all of it (references
+ * on the chunks in @use, the pages the holder hands over) and is never
+ * used again; neuron_dma_detach_device() lets it go once the engine has
+ * stopped.  The holder keeps the channel's bit in &neuron_dma.busy and its
+ * count of &neuron_dma.free.
+ */
+static void neuron_dma_chan_kill(struct neuron_dma_chan *ch)
+{
+	struct neuron_dma *dma = ch->dma;
+	unsigned int j;
+
+	ch->dead = true;
+	for (j = 0; j < 2; j++) {
+		if (!ch->use[j] || ch->hold[j])
+			continue;
+		kref_get(&ch->use[j]->ref);
+		ch->hold[j] = ch->use[j];
+	}
+	dev_err_ratelimited(neuron_dma_dev(dma),
+			    "DMA engine %u: still running %d ms after it was stopped: channel out of service, its memory kept until the device goes\n",
+			    ch->eng.index, NEURON_UDMA_QUIESCE_MS);
+	/*
+	 * The last live channel: nobody will give a count of @free back any
+	 * more, so give one that every taker passes on (neuron_dma_chan_get()).
+	 */
+	if ((unsigned int)atomic_inc_return(&dma->dead) == dma->nr_chans)
+		up(&dma->free);
+}
+
+/*
+ * A transfer failed, or could not be started: stop the engine and wait
+ * until it moves no data (NEURON_UDMA_QUIESCE_MS at most), then program it
+ * from scratch, so that it forgets the transfer and the next copy finds
+ * it working.  An engine that does not stop makes the channel dead
+ * (@ch->dead): the caller then hands over what the transfer used instead
+ * of letting it go.
+ */
 static void neuron_dma_chan_recover(struct neuron_dma_chan *ch)
 {
-	if (ch->eng.gen)
-		neuron_udma_engine_set_state(&ch->eng, NEURON_UDMA_DISABLED);
+	if (ch->eng.gen && neuron_udma_engine_quiesce(&ch->eng, NEURON_UDMA_QUIESCE_MS)) {
+		neuron_dma_chan_kill(ch);
+		return;
+	}
 	neuron_dma_chan_program(ch);
 }
 
 /*
  * Wait for the marker of what was kicked.  Sleeps between looks; no lock
  * is held.  Return: 0; -ETIMEDOUT, -EIO (engine aborted) or, when
- * @killable, -EINTR, after which the channel has been reprogrammed.
+ * @killable, -EINTR, after which the channel has been recovered: stopped
+ * and reprogrammed, or dead (neuron_dma_chan_recover()).
  */
 static int neuron_dma_wait(struct neuron_dma_chan *ch, bool killable)
 {
@@ -333,10 +451,11 @@ static int neuron_dma_wait(struct neuron_dma_chan *ch, bool killable)
 		usleep_range(delay, delay * 2);
 		delay = min(delay * 2, 1000U);
 	}
-	dev_warn_ratelimited(neuron_device_parent(dma->nd), "DMA engine %u: transfer %s, engine reprogrammed\n",
-			     ch->eng.index, ret == -EIO ? "aborted by the engine" :
-			     ret == -ETIMEDOUT ? "timed out" : "interrupted");
 	neuron_dma_chan_recover(ch);
+	dev_warn_ratelimited(neuron_device_parent(dma->nd), "DMA engine %u: transfer %s, %s\n",
+			     ch->eng.index, ret == -EIO ? "aborted by the engine" :
+			     ret == -ETIMEDOUT ? "timed out" : "interrupted",
+			     ch->dead ? "engine did not stop" : "engine reprogrammed");
 	return ret;
 }
 
@@ -391,7 +510,11 @@ static u64 neuron_dma_pa(const struct neuron_mem_chunk *mc, u64 off)
  * @dst_off: byte offset in @dst
  * @size: bytes; the caller checked both ranges
  *
- * Return: 0, -EOPNOTSUPP without DMA support, -EINTR, -ETIMEDOUT, -EIO.
+ * If the transfer fails on a channel whose engine then does not stop, the
+ * channel keeps a reference on both chunks until the device goes.
+ *
+ * Return: 0, -EOPNOTSUPP without DMA support, -EINTR, -ETIMEDOUT, -EIO
+ * (the engine aborted, or every channel of the device is dead).
  */
 int neuron_dma_copy(struct neuron_device *nd, struct neuron_mem_chunk *src, u64 src_off,
 		    struct neuron_mem_chunk *dst, u64 dst_off, u64 size)
@@ -401,36 +524,32 @@ int neuron_dma_copy(struct neuron_device *nd, struct neuron_mem_chunk *src, u64 
 
 	if (!size)
 		return 0;
-	ch = neuron_dma_chan_get(neuron_dma_of(nd));
+	ch = neuron_dma_chan_get(neuron_dma_of(nd), false);
 	if (IS_ERR(ch))
 		return PTR_ERR(ch);
+	ch->use[0] = src;
+	ch->use[1] = dst;
 	ret = neuron_dma_xfer(ch, neuron_dma_pa(src, src_off), neuron_dma_pa(dst, dst_off), size);
 	neuron_dma_chan_put(ch);
 	return ret;
 }
 
-/**
- * neuron_dma_fill() - fill device-view addresses with a 32-bit pattern
- * @nd: the device
- * @dst: device-view address of the first byte
- * @pattern: the pattern, repeated from @dst on (in the CPU's byte order)
- * @size: bytes; the caller checked that the range is its to write
- *
- * The channel's bounce buffer holds the pattern; each descriptor copies
- * (part of) it.
- *
- * Return: as neuron_dma_copy().
+/*
+ * neuron_dma_fill() into chunk @mc (a reference the caller holds, which a
+ * channel that dies takes its own on), or into no chunk (@mc NULL).
  */
-int neuron_dma_fill(struct neuron_device *nd, u64 dst, u32 pattern, u64 size)
+static int neuron_dma_fill_chunk(struct neuron_device *nd, struct neuron_mem_chunk *mc, u64 dst,
+				 u32 pattern, u64 size, bool *stuck)
 {
 	struct neuron_dma_chan *ch;
 	int ret = 0;
 
 	if (!size)
 		return 0;
-	ch = neuron_dma_chan_get(neuron_dma_of(nd));
+	ch = neuron_dma_chan_get(neuron_dma_of(nd), false);
 	if (IS_ERR(ch))
 		return PTR_ERR(ch);
+	ch->use[0] = mc;
 	memset32(ch->bounce, pattern, NEURON_DMA_BOUNCE_SIZE / sizeof(u32));
 	while (size && !ret) {
 		u64 batch = 0;
@@ -451,8 +570,31 @@ int neuron_dma_fill(struct neuron_device *nd, u64 dst, u32 pattern, u64 size)
 		else
 			neuron_dma_chan_recover(ch);
 	}
+	if (ch->dead && stuck)
+		*stuck = true;
 	neuron_dma_chan_put(ch);
 	return ret;
+}
+
+/**
+ * neuron_dma_fill() - fill device-view addresses with a 32-bit pattern
+ * @nd: the device
+ * @dst: device-view address of the first byte
+ * @pattern: the pattern, repeated from @dst on (in the CPU's byte order)
+ * @size: bytes; the caller checked that the range is its to write
+ * @stuck: set to true (never to false) when the fill failed on a channel
+ *	whose engine did not stop (it died): the engine may still write any
+ *	part of [@dst, @dst + @size), so the caller must never let that range
+ *	be used for anything else; may be NULL
+ *
+ * The channel's bounce buffer holds the pattern; each descriptor copies
+ * (part of) it.
+ *
+ * Return: as neuron_dma_copy().
+ */
+int neuron_dma_fill(struct neuron_device *nd, u64 dst, u32 pattern, u64 size, bool *stuck)
+{
+	return neuron_dma_fill_chunk(nd, NULL, dst, pattern, size, stuck);
 }
 
 /**
@@ -468,12 +610,15 @@ int neuron_dma_fill(struct neuron_device *nd, u64 dst, u32 pattern, u64 size)
 int neuron_dma_memset(struct neuron_device *nd, struct neuron_mem_chunk *mc, u64 off, u8 value,
 		      u64 size)
 {
-	return neuron_dma_fill(nd, neuron_dma_pa(mc, off), value * 0x01010101U, size);
+	return neuron_dma_fill_chunk(nd, mc, neuron_dma_pa(mc, off), value * 0x01010101U, size,
+				     NULL);
 }
 
 /*
  * Zero-copy: pin up to NEURON_DMA_PIN_PAGES pages of the user buffer at a
- * time, map them for the device and let the engine move the bytes.
+ * time, map them for the device and let the engine move the bytes.  If the
+ * channel dies meanwhile, the pages it was moving stay pinned and mapped,
+ * kept by the channel (&neuron_dma_chan.pinned) until the device goes.
  */
 static int neuron_dma_user_pinned(struct neuron_dma_chan *ch, u64 pa, unsigned long ubuf,
 				  u64 size, bool to_chunk)
@@ -534,6 +679,16 @@ static int neuron_dma_user_pinned(struct neuron_dma_chan *ch, u64 pa, unsigned l
 		}
 		if (!ret)
 			ret = neuron_dma_run(ch, n);
+		if (ch->dead) {
+			/* The engine may still use these pages: the channel keeps them. */
+			ch->pinned.pages = pages;
+			ch->pinned.npages = npages;
+			ch->pinned.sgt = sgt;
+			ch->pinned.dir = dir;
+			atomic64_add(npages, &ch->dma->dead_pages);
+			pages = NULL;
+			break;
+		}
 		dma_unmap_sgtable(dev, &sgt, dir, 0);
 free_table:
 		sg_free_table(&sgt);
@@ -602,9 +757,10 @@ int neuron_dma_user_copy(struct neuron_device *nd, struct neuron_mem_chunk *mc, 
 	if (to_chunk && size > (u64)NEURON_DMA_PIN_PAGES * PAGE_SIZE - offset_in_page(buf) &&
 	    fault_in_readable(buf, size))
 		return -EFAULT;
-	ch = neuron_dma_chan_get(neuron_dma_of(nd));
+	ch = neuron_dma_chan_get(neuron_dma_of(nd), false);
 	if (IS_ERR(ch))
 		return PTR_ERR(ch);
+	ch->use[0] = mc;
 	if (size <= NEURON_DMA_BOUNCE_MAX)
 		ret = neuron_dma_user_bounce(ch, neuron_dma_pa(mc, off), buf, size, to_chunk);
 	else
@@ -642,9 +798,10 @@ int neuron_dma_chunk_io(struct neuron_device *nd, struct neuron_mem_chunk *mc, u
 			memcpy(buf, mc->va + off, len);
 		return 0;
 	}
-	ch = neuron_dma_chan_get(neuron_dma_of(nd));
+	ch = neuron_dma_chan_get(neuron_dma_of(nd), false);
 	if (IS_ERR(ch))
 		return PTR_ERR(ch);
+	ch->use[0] = mc;
 	while (len && !ret) {
 		u64 n = min_t(u64, len, NEURON_DMA_BOUNCE_SIZE);
 
@@ -680,8 +837,8 @@ void neuron_dma_async_init(struct neuron_dma_async *as)
 
 /*
  * Finish the copy behind slot @i: wait (killably only if @killable), drop
- * its chunks, give its channel back.  Called with as->lock and the usage
- * lock held.
+ * its chunks, give its channel back.  A channel that died keeps the chunks
+ * (neuron_dma_chan_kill()).  Called with as->lock and the usage lock held.
  */
 static int neuron_dma_async_finish(struct neuron_dma *dma, struct neuron_dma_async *as,
 				   unsigned int i, bool killable)
@@ -699,7 +856,7 @@ static int neuron_dma_async_finish(struct neuron_dma *dma, struct neuron_dma_asy
 	ret = neuron_dma_wait(ch, killable);
 	if (!ret)
 		atomic64_inc(&dma->copies);
-	for (j = 0; j < 2; j++) {
+	for (j = 0; j < 2 && !ch->dead; j++) {
 		neuron_mem_put(ch->hold[j]);
 		ch->hold[j] = NULL;
 	}
@@ -758,20 +915,21 @@ int neuron_dma_copy_async(struct neuron_device *nd, struct neuron_dma_async *as,
 	ret = neuron_dma_setup(dma);
 	if (ret)
 		goto out;
-	if (atomic_inc_return(&dma->async_held) < dma->nr_chans) {
-		ch = neuron_dma_chan_get(dma);
+	/* Dead channels do not count: one live channel stays for synchronous copies. */
+	if (neuron_dma_async_reserve(dma)) {
+		ch = neuron_dma_chan_get(dma, true);
 		if (IS_ERR(ch)) {
 			atomic_dec(&dma->async_held);
 			ret = PTR_ERR(ch);
 			goto out;
 		}
+		ch->use[0] = src;
+		ch->use[1] = dst;
 		if (neuron_udma_desc_count(size) > neuron_dma_room(ch)) {
 			atomic_dec(&dma->async_held);
 			neuron_dma_chan_put(ch);
 			ch = NULL;
 		}
-	} else {
-		atomic_dec(&dma->async_held);
 	}
 
 	if (!ch) {
@@ -794,6 +952,9 @@ int neuron_dma_copy_async(struct neuron_device *nd, struct neuron_dma_async *as,
 	kref_get(&dst->ref);
 	ch->hold[0] = src;
 	ch->hold[1] = dst;
+	/* The references outlive this call's: @hold, not @use, names them from now on. */
+	ch->use[0] = NULL;
+	ch->use[1] = NULL;
 	atomic64_add(size, &dma->bytes);
 	as->chan[slot] = ch;
 
@@ -839,8 +1000,9 @@ int neuron_dma_async_wait(struct neuron_device *nd, struct neuron_dma_async *as,
  * @as: the file's asynchronous state
  *
  * Waits for each copy in flight, not killably (the process may be dying),
- * but at most dma_timeout_ms, after which the channel is reprogrammed and
- * the copy dropped; only then are its chunks let go.
+ * but at most dma_timeout_ms, after which the channel is recovered and the
+ * copy dropped; only then are its chunks let go, unless the engine did not
+ * stop: the dead channel then keeps them until the device goes.
  */
 void neuron_dma_async_release(struct neuron_device *nd, struct neuron_dma_async *as)
 {
@@ -974,6 +1136,9 @@ int neuron_dma_attach(struct neuron_device *nd, void **priv)
 	spin_lock_init(&dma->busy_lock);
 	atomic_set(&dma->async_held, 0);
 	atomic_set(&dma->epoch, 0);
+	atomic_set(&dma->dead, 0);
+	atomic64_set(&dma->dead_pages, 0);
+	atomic64_set(&dma->dead_queues, 0);
 	atomic64_set(&dma->shadow_bytes, 0);
 	xa_init(&dma->uengs);
 	mutex_init(&dma->h2t_lock);
@@ -1104,13 +1269,17 @@ void neuron_dma_process_detach(struct neuron_device *nd, void *priv, struct pid 
  * @priv: its DMA state
  *
  * No DMA command runs on the device and every file's state is released:
- * stops every engine the driver used, drops the chunks of copies still in
- * flight, frees the rings and the state.  The registers are still mapped.
+ * stops every engine the driver used and waits until it moves no data
+ * (NEURON_UDMA_QUIESCE_MS at most each), then drops the chunks of copies
+ * still in flight and what dead channels kept (chunks, pinned user pages),
+ * frees the rings and the state.  The memory of a channel whose engine
+ * still runs then is leaked, with a warning: nothing else is safe.  The
+ * registers are still mapped.
  */
 void neuron_dma_detach_device(struct neuron_device *nd, void *priv)
 {
 	struct neuron_dma *dma = priv;
-	unsigned int i, j;
+	unsigned int i, running = 0;
 
 	debugfs_remove(dma->debugfs);
 	mutex_lock(&dma->lock);
@@ -1120,15 +1289,17 @@ void neuron_dma_detach_device(struct neuron_device *nd, void *priv)
 		for (i = 0; i < dma->nr_chans; i++) {
 			struct neuron_dma_chan *ch = &dma->chans[i];
 
-			if (ch->eng.gen)
-				neuron_udma_engine_set_state(&ch->eng, NEURON_UDMA_DISABLED);
-			for (j = 0; j < 2; j++) {
-				if (ch->hold[j])
-					neuron_mem_put(ch->hold[j]);
-				ch->hold[j] = NULL;
+			if (ch->eng.gen &&
+			    neuron_udma_engine_quiesce(&ch->eng, NEURON_UDMA_QUIESCE_MS)) {
+				running++;
+				continue;
 			}
 			neuron_dma_chan_free(ch);
 		}
+		if (running)
+			dev_warn_ratelimited(neuron_dma_dev(dma),
+					     "%u DMA channels still running as the device goes: their memory is leaked\n",
+					     running);
 		dma->gen = NULL;
 		dma->nr_chans = 0;
 		WRITE_ONCE(dma->ready, false);
@@ -1218,6 +1389,9 @@ static int neuron_dma_debugfs_show(struct seq_file *s, void *unused)
 	seq_printf(s, "aborted: %lld\n", (long long)atomic64_read(&dma->errors));
 	seq_printf(s, "interrupted: %lld\n", (long long)atomic64_read(&dma->interrupted));
 	seq_printf(s, "queue_shadow_bytes: %lld\n", (long long)atomic64_read(&dma->shadow_bytes));
+	seq_printf(s, "dead_channels: %d\n", atomic_read(&dma->dead));
+	seq_printf(s, "dead_channel_pages: %lld\n", (long long)atomic64_read(&dma->dead_pages));
+	seq_printf(s, "dead_queues: %lld\n", (long long)atomic64_read(&dma->dead_queues));
 	seq_printf(s, "zerocopy_async_queued: %lld\n", (long long)atomic64_read(&dma->zc_queued));
 	seq_printf(s, "zerocopy_async_done: %lld\n", (long long)atomic64_read(&dma->zc_done));
 	seq_printf(s, "zerocopy_async_failed: %lld\n", (long long)atomic64_read(&dma->zc_failed));

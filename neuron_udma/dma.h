@@ -7,10 +7,12 @@
 #define _NEURON_UDMA_DMA_H
 
 #include <linux/atomic.h>
+#include <linux/dma-direction.h>
 #include <linux/mutex.h>
 #include <linux/semaphore.h>
 #include <linux/spinlock.h>
 #include <linux/list.h>
+#include <linux/scatterlist.h>
 #include <linux/types.h>
 #include <linux/workqueue.h>
 #include <linux/xarray.h>
@@ -43,6 +45,21 @@ struct mm_struct;
 #define NEURON_DMA_UQ_MAX_DESCS	SZ_64K
 
 /**
+ * struct neuron_dma_pinned - user pages a transfer was using, pinned and
+ *	mapped for the device
+ * @pages: the pages (a kvmalloc()ed array), NULL when there are none
+ * @npages: how many are pinned
+ * @sgt: their DMA mapping
+ * @dir: its direction
+ */
+struct neuron_dma_pinned {
+	struct page **pages;
+	unsigned int npages;
+	struct sg_table sgt;
+	enum dma_data_direction dir;
+};
+
+/**
  * struct neuron_dma_chan - one driver-owned copy queue: queue 0 of a host
  *	engine, with host rings, a completion marker and a bounce buffer
  * @dma: the device's DMA state
@@ -56,12 +73,24 @@ struct mm_struct;
  * @bounce_dma: its DMA address
  * @bounce_pa: its device-view address
  * @epoch: &neuron_dma.epoch when the engine was last programmed
- * @broken: the engine could not be programmed; try again on next use
+ * @broken: the engine could not be programmed (nothing was written to it,
+ *	so it runs nothing of ours); try again on next use
+ * @dead: a transfer failed and the engine was still running
+ *	NEURON_UDMA_QUIESCE_MS after it was told to stop, so it may still
+ *	read and write what the transfer named.  The channel is never handed
+ *	out again, never reprogrammed, and keeps its rings, bounce buffer,
+ *	@hold and @pinned until the device goes (neuron_dma_detach_device())
  * @inflight: descriptor pairs submitted and not yet acknowledged
- * @hold: chunks an asynchronous copy in flight uses (references)
+ * @use: chunks the transfer in flight uses, borrowed from the holder (no
+ *	references); when the channel dies, @hold takes references on them
+ * @hold: chunks an asynchronous copy in flight uses, or a dead channel
+ *	keeps (references)
+ * @pinned: user pages a dead channel keeps pinned and mapped
  *
  * A channel is used by one holder at a time (the bit in &neuron_dma.busy);
- * the holder alone touches the fields after @epoch, without a lock.
+ * the holder alone touches the fields after @epoch, without a lock.  A
+ * dead channel keeps its bit (nobody holds it); only the device's teardown
+ * touches it then, once no DMA command runs.
  */
 struct neuron_dma_chan {
 	struct neuron_dma *dma;
@@ -76,8 +105,11 @@ struct neuron_dma_chan {
 	u64 bounce_pa;
 	int epoch;
 	bool broken;
+	bool dead;
 	u32 inflight;
+	struct neuron_mem_chunk *use[2];
 	struct neuron_mem_chunk *hold[2];
+	struct neuron_dma_pinned pinned;
 };
 
 /**
@@ -106,9 +138,17 @@ struct neuron_dma_uhalf {
  * @refs: chunks the started descriptors address, one reference each,
  *	indexed by the chunk's address; held until the queue is released
  *	(or a reset makes it stale)
+ * @dead: it was released (or its owner detached) while descriptors it
+ *	started were still in flight NEURON_UDMA_QUIESCE_MS later on a running
+ *	engine: it has no owner, is not parked, keeps @half and @refs (the
+ *	engine may still use them) and cannot be initialised again; all of it
+ *	is freed when the device goes (neuron_dma_user_gone()), after the
+ *	engine stopped
  */
 struct neuron_dma_uq {
 	struct pid *owner;
+	/* Read and written under the engine's &neuron_dma_ueng.lock. */
+	bool dead;
 	/*
 	 * Set by the plane's reset callbacks, cleared by release and init;
 	 * read and written only under the engine's &neuron_dma_ueng.lock,
@@ -174,6 +214,11 @@ struct neuron_dma_h2t {
  * @timeouts: waits that timed out
  * @errors: transfers the engine aborted
  * @interrupted: waits a fatal signal ended
+ * @dead: channels that are dead (&neuron_dma_chan.dead); when it reaches
+ *	@nr_chans one count of @free is given back for good, which every
+ *	taker passes on after failing with -EIO
+ * @dead_pages: user pages the dead channels keep pinned
+ * @dead_queues: user queues that are dead (&neuron_dma_uq.dead)
  * @zc_queued: asynchronous zero-copy transfers queued (dma_zc.c)
  * @zc_done: of those, ended well
  * @zc_failed: ended with an error (their entry says which)
@@ -211,6 +256,9 @@ struct neuron_dma {
 	atomic64_t timeouts;
 	atomic64_t errors;
 	atomic64_t interrupted;
+	atomic_t dead;
+	atomic64_t dead_pages;
+	atomic64_t dead_queues;
 	atomic64_t zc_queued;
 	atomic64_t zc_done;
 	atomic64_t zc_failed;
@@ -342,7 +390,7 @@ void neuron_dma_async_release(struct neuron_device *nd, struct neuron_dma_async 
 
 int neuron_dma_copy(struct neuron_device *nd, struct neuron_mem_chunk *src, u64 src_off,
 		    struct neuron_mem_chunk *dst, u64 dst_off, u64 size);
-int neuron_dma_fill(struct neuron_device *nd, u64 dst, u32 pattern, u64 size);
+int neuron_dma_fill(struct neuron_device *nd, u64 dst, u32 pattern, u64 size, bool *stuck);
 int neuron_dma_scrub_start(struct neuron_device *nd, u32 nc_id, u32 hbm, u32 pattern);
 int neuron_dma_scrub_wait(struct neuron_device *nd, u32 nc_id, u32 hbm);
 void neuron_dma_scrub_detach(struct neuron_device *nd, struct pid *tgid);

@@ -15,6 +15,16 @@
  * at the claiming process's last close, and by a reset of their core.
  * Service queues (rings the runtime programs on the host engine) are not
  * provided: asking for one fails with -EOPNOTSUPP.  See Documentation/dma.rst.
+ *
+ * A claim is never left to a process that is not attached: the ioctl gate
+ * checks attachment only as a call starts, and a process calling through
+ * a file another process opened can close its own last attached file from
+ * another thread while H2T_DMA_ALLOC_QUEUES runs, so that the plane's
+ * process_detach callback has already dropped its claims when the call
+ * records new ones.  The call therefore records its claims, then asks
+ * neuron_process_attached(): release clears the attachment before it calls
+ * process_detach, so either that callback finds the claims or the call
+ * finds the process detached and drops them itself (-EACCES).
  */
 
 #include <linux/mutex.h>
@@ -59,6 +69,22 @@ static void neuron_h2t_drop(struct neuron_dma_h2t *h, unsigned int q)
 	h->nc[q] = 0;
 }
 
+/*
+ * Drop the queues of @bmap on @h that @tgid still holds for @nc: a claim
+ * just recorded by a process found detached (its process_detach ran).
+ */
+static void neuron_h2t_unclaim(struct neuron_dma *dma, struct neuron_dma_h2t *h, u32 bmap,
+			       u32 nc, struct pid *tgid)
+{
+	unsigned int q;
+
+	mutex_lock(&dma->h2t_lock);
+	for (q = 0; q < NEURON_UDMA_MAX_QUEUES; q++)
+		if ((bmap & BIT(q)) && h->owner[q] == tgid && h->nc[q] == nc)
+			neuron_h2t_drop(h, q);
+	mutex_unlock(&dma->h2t_lock);
+}
+
 /**
  * neuron_dma_h2t_alloc() - H2T_DMA_ALLOC_QUEUES: claim copy queues
  * @nd: the device
@@ -67,17 +93,20 @@ static void neuron_h2t_drop(struct neuron_dma_h2t *h, unsigned int q)
  * @bmap: set to the queues claimed
  * @def: set to @nc's default queue
  *
- * All or nothing, for the calling process.
+ * All or nothing, for the calling process, which must still be attached
+ * once the claim is recorded (see the top of the file).
  *
  * Return: 0; -EINVAL for a bad core; -E2BIG for more queues than the engine
  * has besides its default queues; -ENOSPC when too few are free;
- * -EOPNOTSUPP on a device without host engines.
+ * -EOPNOTSUPP on a device without host engines; -EACCES when the caller
+ * detached from @nd while the call ran (nothing stays claimed).
  */
 int neuron_dma_h2t_alloc(struct neuron_device *nd, u32 nc, u32 count, u32 *bmap, u32 *def)
 {
 	struct neuron_dma *dma = neuron_dma_of(nd);
 	const struct neuron_udma_gen *gen = neuron_device_dhal(nd)->udma;
 	unsigned int eng, per, q, nq = gen ? gen->queues : 0;
+	struct pid *self = task_tgid(current);
 	struct neuron_dma_h2t *h;
 	u32 free = 0;
 	int ret;
@@ -98,13 +127,18 @@ int neuron_dma_h2t_alloc(struct neuron_device *nd, u32 nc, u32 count, u32 *bmap,
 		for (q = per; q < nq; q++) {
 			if (!(free & BIT(q)))
 				continue;
-			h->owner[q] = get_pid(task_tgid(current));
+			h->owner[q] = get_pid(self);
 			h->nc[q] = nc;
 		}
 	}
 	mutex_unlock(&dma->h2t_lock);
 	if (ret)
 		return ret;
+	/* Recorded, then rechecked: the top of the file says why. */
+	if (!neuron_process_attached(nd, self)) {
+		neuron_h2t_unclaim(dma, h, free, nc, self);
+		return -EACCES;
+	}
 	*bmap = free;
 	*def = nc % per;
 	return 0;

@@ -4,15 +4,35 @@
  * a 32-bit pattern through the DMA engine, HBM_SCRUB_WAIT collects the
  * result.
  *
- * Only free memory is written.  Every free range of the channel is taken
- * aside in the allocator first (neuron_mem_hold_free()), so no chunk can be
- * made in it while the engine writes, and chunks that exist, this
- * process's or any other's, keep their contents.  The ranges are given
- * back when the fill ends, however it ends.
+ * Only free memory is written, a piece at a time: the lowest free piece of
+ * the channel at or above where the last one ended, at most
+ * NEURON_SCRUB_PIECE bytes, is taken aside in the allocator
+ * (neuron_mem_hold_next()), filled, and given back before the next one is
+ * taken (unless the engine would not stop: then the piece stays taken
+ * aside until the device goes).  No chunk can be made in a piece while
+ * the engine writes it, and chunks that exist, this process's or any
+ * other's, keep their contents; other processes' allocations on the
+ * channel go on meanwhile and fail only when nothing but the piece held
+ * at the moment would hold them.
+ * Memory allocated by someone else before the walk reaches it is not free
+ * then and is not written; memory freed behind the walk is not written
+ * either.  What is guaranteed is that memory free for the whole scrub ends
+ * up filled.  No lock is held while the engine writes.
  *
  * START does the whole fill before it returns; WAIT then reports that the
  * caller's scrub of that channel finished.  One scrub runs per channel at
- * a time.  See Documentation/dma.rst.
+ * a time.
+ *
+ * A result is never left to a process that is not attached: the ioctl gate
+ * checks attachment only as a call starts, and a process calling through a
+ * file another process opened can close its own last attached file from
+ * another thread while its fill runs, after which the plane's
+ * process_detach callback (neuron_dma_scrub_detach()) has nothing to
+ * forget yet.  START therefore records the result, then asks
+ * neuron_process_attached(): release clears the attachment before it calls
+ * process_detach, so either that callback finds the result or START finds
+ * the process detached and forgets it itself (-EACCES).  See
+ * Documentation/dma.rst.
  */
 
 #include <linux/bitops.h>
@@ -24,6 +44,9 @@
 
 #include "dma.h"
 
+/* Most free memory a scrub holds aside at once (a multiple of any page size). */
+#define NEURON_SCRUB_PIECE	(4ULL << 20)
+
 /* Check the core and HBM channel; *@hbm, from user space, indexes arrays. */
 static int neuron_scrub_check(struct neuron_device *nd, u32 nc_id, u32 *hbm)
 {
@@ -34,23 +57,71 @@ static int neuron_scrub_check(struct neuron_device *nd, u32 nc_id, u32 *hbm)
 	return 0;
 }
 
+/*
+ * Fill the free memory of channel @hbm with @pattern, a piece at a time.
+ * Return: 0, or the first error (a piece already filled stays filled).
+ */
+static int neuron_scrub_fill(struct neuron_device *nd, u32 hbm, u32 pattern)
+{
+	struct neuron_mem_hold piece;
+	u64 from = 0;
+	bool stuck;
+	int ret;
+
+	for (;;) {
+		ret = neuron_mem_hold_next(nd, hbm, from, NEURON_SCRUB_PIECE, &piece);
+		if (ret == -ENOENT)
+			return 0;
+		if (ret)
+			return ret;
+		stuck = false;
+		ret = neuron_dma_fill(nd, piece.pa, pattern, piece.size, &stuck);
+		/*
+		 * An engine that did not stop may still write the piece: it
+		 * stays taken aside for good (until the device goes), so no
+		 * chunk is ever made in it.
+		 */
+		if (!stuck)
+			neuron_mem_unhold(nd, hbm, &piece);
+		if (ret)
+			return ret;
+		/* Strictly upwards: the walk ends at the top of the channel. */
+		from = piece.pa + piece.size;
+		if (fatal_signal_pending(current))
+			return -EINTR;
+		cond_resched();
+	}
+}
+
+/* Forget @tgid's finished scrub of @hbm, if it is still there. */
+static void neuron_scrub_unrecord(struct neuron_dma *dma, u32 hbm, struct pid *tgid)
+{
+	mutex_lock(&dma->scrub_lock);
+	if (dma->scrub_done[hbm] == tgid) {
+		put_pid(dma->scrub_done[hbm]);
+		dma->scrub_done[hbm] = NULL;
+	}
+	mutex_unlock(&dma->scrub_lock);
+}
+
 /**
  * neuron_dma_scrub_start() - HBM_SCRUB_START: fill an HBM's free memory
  * @nd: the device
  * @nc_id: the calling core (checked; the engines are the driver's)
  * @hbm: the channel
- * @pattern: the 32-bit pattern, repeated from each free range's start
+ * @pattern: the 32-bit pattern, in every aligned word of free memory
  *
  * Return: 0, after which HBM_SCRUB_WAIT of the caller on @hbm succeeds once;
  * -EINVAL for a bad core or channel; -EBUSY while a scrub of @hbm runs;
  * -ENOMEM; -ENODEV after removal; the DMA errors of neuron_dma_fill()
- * (-EINTR for a fatal signal).  Free memory may be partly filled then.
+ * (-EINTR for a fatal signal), after which free memory may be partly
+ * filled; -EACCES when the caller detached from @nd while the fill ran
+ * (it was done, but there is nothing to wait for).
  */
 int neuron_dma_scrub_start(struct neuron_device *nd, u32 nc_id, u32 hbm, u32 pattern)
 {
 	struct neuron_dma *dma = neuron_dma_of(nd);
-	struct neuron_mem_hold *holds;
-	unsigned int n, i;
+	struct pid *self = task_tgid(current);
 	int ret;
 
 	ret = neuron_scrub_check(nd, nc_id, &hbm);
@@ -64,20 +135,20 @@ int neuron_dma_scrub_start(struct neuron_device *nd, u32 nc_id, u32 hbm, u32 pat
 	__set_bit(hbm, &dma->scrub_busy);
 	mutex_unlock(&dma->scrub_lock);
 
-	ret = neuron_mem_hold_free(nd, hbm, &holds, &n);
-	if (!ret) {
-		for (i = 0; i < n && !ret; i++)
-			ret = neuron_dma_fill(nd, holds[i].pa, pattern, holds[i].size);
-		neuron_mem_unhold(nd, hbm, holds, n);
-	}
+	ret = neuron_scrub_fill(nd, hbm, pattern);
 
 	mutex_lock(&dma->scrub_lock);
 	__clear_bit(hbm, &dma->scrub_busy);
 	if (!ret) {
 		put_pid(dma->scrub_done[hbm]);
-		dma->scrub_done[hbm] = get_pid(task_tgid(current));
+		dma->scrub_done[hbm] = get_pid(self);
 	}
 	mutex_unlock(&dma->scrub_lock);
+	/* Recorded, then rechecked: the top of the file says why. */
+	if (!ret && !neuron_process_attached(nd, self)) {
+		neuron_scrub_unrecord(dma, hbm, self);
+		ret = -EACCES;
+	}
 	return ret;
 }
 

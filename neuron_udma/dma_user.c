@@ -17,11 +17,14 @@
  * A queue belongs to the process that initialised it; another process gets
  * -EBUSY.  Engines of the host-to-device group are the driver's own.  A
  * process's queues are parked (pointed at no ring) and released when it
- * detaches.  A reset of the device, or of a NeuronCore an engine belongs
- * to, makes the queues on the engines it touched stale: parked and dropped
- * at once, refused with -ESTALE until their owner releases them or
- * initialises them again; the engines are programmed again on next use.
- * See Documentation/dma.rst.
+ * detaches.  A queue is let go only once the engine has completed what it
+ * started (or runs nothing): one whose transfers are still in flight
+ * NEURON_UDMA_QUIESCE_MS later dies instead, keeping its memory until the
+ * device goes, when its engine is stopped first.  A reset of the device,
+ * or of a NeuronCore an engine belongs to, makes the queues on the engines
+ * it touched stale: parked and dropped at once, refused with -ESTALE until
+ * their owner releases them or initialises them again; the engines are
+ * programmed again on next use.  See Documentation/dma.rst.
  */
 
 #include <linux/dma-mapping.h>
@@ -137,7 +140,15 @@ static void neuron_uq_drop_locked(struct neuron_dma *dma, struct neuron_dma_ueng
 	}
 }
 
-/* Park queue @qid, drop what it holds and forget its owner. */
+/*
+ * Park queue @qid, drop what it holds and forget its owner.  With @hw, on
+ * an engine that was programmed, the descriptors the queue started and the
+ * engine has not completed are waited for first (NEURON_UDMA_QUIESCE_MS at
+ * most, unless the engine runs nothing at all: neuron_udma_queue_idle()).
+ * If they are still in flight then, the queue dies instead: it keeps its
+ * shadow rings and chunks, which the engine may still use, and nobody can
+ * initialise it again until the device goes (neuron_dma_user_gone()).
+ */
 static void neuron_uq_release_locked(struct neuron_dma *dma, struct neuron_dma_ueng *ue,
 				     unsigned int qid, bool hw)
 {
@@ -147,8 +158,16 @@ static void neuron_uq_release_locked(struct neuron_dma *dma, struct neuron_dma_u
 	if (!uq->owner)
 		return;
 	/* A stale queue was parked and dropped by the reset. */
-	if (!uq->stale)
+	if (!uq->stale && hw && ue->programmed &&
+	    neuron_udma_queue_quiesce(&ue->eng.queue[qid], NEURON_UDMA_QUIESCE_MS)) {
+		uq->dead = true;
+		atomic64_inc(&dma->dead_queues);
+		dev_warn_ratelimited(neuron_device_parent(dma->nd),
+				     "DMA engine %u queue %u: released with transfers in flight after %d ms; its memory is kept until the device goes\n",
+				     ue->id, qid, NEURON_UDMA_QUIESCE_MS);
+	} else if (!uq->stale) {
 		neuron_uq_drop_locked(dma, ue, qid, hw);
+	}
 	put_pid(uq->owner);
 	uq->owner = NULL;
 	uq->stale = false;
@@ -201,8 +220,13 @@ static int neuron_uq_half_setup(struct neuron_dma *dma, struct neuron_dma_uhalf 
  * starts it over, a queue a reset made stale included (its engine is
  * programmed again first).
  *
+ * Initialising one's own queue again releases it first, as
+ * DMA_QUEUE_RELEASE does: if its transfers do not complete, the queue dies
+ * (-EBUSY).
+ *
  * Return: 0; -EINVAL for a bad id, count, ring or a completion ring;
- * -EBUSY for a host engine or another process's queue; -ENOMEM.
+ * -EBUSY for a host engine, another process's queue or a dead one (see
+ * neuron_dma_queue_release()); -ENOMEM.
  */
 int neuron_dma_queue_init(struct neuron_device *nd, const struct neuron_ioctl_dma_queue_init *a)
 {
@@ -223,9 +247,11 @@ int neuron_dma_queue_init(struct neuron_device *nd, const struct neuron_ioctl_dm
 	mutex_lock(&ue->lock);
 	uq = &ue->q[qid];
 	ret = -EBUSY;
-	if (uq->owner && uq->owner != task_tgid(current))
+	if (uq->dead || (uq->owner && uq->owner != task_tgid(current)))
 		goto out;
 	neuron_uq_release_locked(dma, ue, qid, true);
+	if (uq->dead)
+		goto out;
 	ret = neuron_uq_engine_ready(dma, ue);
 	if (ret)
 		goto out;
@@ -309,7 +335,13 @@ static struct neuron_dma_ueng *neuron_uq_get_live(struct neuron_device *nd, u32 
  * @eng_id: engine
  * @qid: queue
  *
- * A queue a reset made stale is released too.
+ * A queue a reset made stale is released too.  Descriptors the queue
+ * started that the engine has not completed are waited for, at most
+ * NEURON_UDMA_QUIESCE_MS (not at all when the engine runs nothing); if
+ * they are still in flight then, the queue is released all the same but
+ * dies: its shadow rings and the chunks its descriptors address are kept
+ * (the engine may still use them) until the device goes, and nobody can
+ * initialise it again (-EBUSY) until then.
  *
  * Return: 0; -EINVAL for a bad id or a queue that is not initialised;
  * -EBUSY for another process's queue.
@@ -799,25 +831,51 @@ void neuron_dma_user_reset(struct neuron_dma *dma, u32 cores)
 /**
  * neuron_dma_user_gone() - the device goes: stop and free every user queue
  * @nd: the device; no DMA command runs on it
+ *
+ * Each engine is stopped and waited for until it moves no data
+ * (neuron_udma_engine_quiesce(), NEURON_UDMA_QUIESCE_MS at most); only then
+ * are its queues' shadow rings and chunks let go, dead queues' included.
+ * Those of an engine that still runs are leaked, with a warning: nothing
+ * else is safe.
  */
 void neuron_dma_user_gone(struct neuron_device *nd)
 {
 	struct neuron_dma *dma = neuron_dma_of(nd);
 	struct neuron_dma_ueng *ue;
+	unsigned int q, running = 0;
 	unsigned long id;
-	unsigned int q;
 
 	xa_for_each(&dma->uengs, id, ue) {
+		bool quiet = true;
+
 		mutex_lock(&ue->lock);
 		if (ue->programmed)
-			neuron_udma_engine_set_state(&ue->eng, NEURON_UDMA_DISABLED);
+			quiet = !neuron_udma_engine_quiesce(&ue->eng, NEURON_UDMA_QUIESCE_MS);
 		for (q = 0; q < NEURON_UDMA_MAX_QUEUES; q++) {
-			neuron_uq_release_locked(dma, ue, q, false);
-			xa_destroy(&ue->q[q].refs);
+			struct neuron_dma_uq *uq = &ue->q[q];
+
+			if (!quiet) {
+				/* Leaked: the rings, and the chunks' references. */
+				put_pid(uq->owner);
+				uq->owner = NULL;
+			} else {
+				neuron_uq_release_locked(dma, ue, q, false);
+				if (uq->dead) {
+					neuron_uq_drop_locked(dma, ue, q, false);
+					uq->dead = false;
+					atomic64_dec(&dma->dead_queues);
+				}
+			}
+			xa_destroy(&uq->refs);
 		}
+		running += !quiet;
 		mutex_unlock(&ue->lock);
 		xa_erase(&dma->uengs, id);
 		mutex_destroy(&ue->lock);
 		kfree(ue);
 	}
+	if (running)
+		dev_warn_ratelimited(neuron_device_parent(nd),
+				     "%u DMA engines still running as the device goes: the memory of their queues is leaked\n",
+				     running);
 }

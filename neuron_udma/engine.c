@@ -1,13 +1,17 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
  * UDMA engine and queue programming: the register sequences of engine
- * init, error setup, queue init and reset, the doorbell, and state reads.
- * Callers serialise every call on one engine.
+ * init, error setup, queue init and reset, the doorbell, state reads, and
+ * the waits for an engine or a queue to go quiet before memory it uses is
+ * let go.  Callers serialise every call on one engine.
  */
 
 #include <linux/bitfield.h>
+#include <linux/delay.h>
 #include <linux/errno.h>
+#include <linux/jiffies.h>
 #include <linux/kernel.h>
+#include <linux/minmax.h>
 #include <linux/log2.h>
 #include <linux/module.h>
 #include <linux/nospec.h>
@@ -20,6 +24,10 @@
 #include <neuron/udma.h>
 
 #include "udma_priv.h"
+
+/* Sleeps between looks at an engine or queue that is to go quiet. */
+#define UDMA_POLL_MIN_US		10
+#define UDMA_POLL_MAX_US		5000
 
 /* AXI timeout an engine init leaves, in clock cycles. */
 #define UDMA_AXI_TIMEOUT_INIT		100000000
@@ -400,6 +408,38 @@ int neuron_udma_engine_set_state(struct neuron_udma_engine *eng, enum neuron_udm
 }
 EXPORT_SYMBOL_NS_GPL(neuron_udma_engine_set_state, NEURON_NS);
 
+/*
+ * Whether any field of a half's state register reads running (@normal) or
+ * aborted (@aborted).  On S2M, the stream-interface field is skipped while
+ * the stream is disabled.
+ */
+static void udma_state_fields(struct neuron_udma_engine *eng, bool s2m, bool *normal,
+			      bool *aborted)
+{
+	u32 half = s2m ? NEURON_UDMA_S2M : NEURON_UDMA_M2S;
+	u32 val = neuron_udma_rd(eng, half + NEURON_UDMA_STATE);
+	bool skip_stream = false;
+	unsigned int i;
+
+	if (s2m) {
+		u32 stream = neuron_udma_rd(eng, half + NEURON_UDMA_S2M_STREAM_CFG);
+
+		skip_stream = (stream & NEURON_UDMA_S2M_STREAM_OFF) == NEURON_UDMA_S2M_STREAM_OFF;
+	}
+	*normal = false;
+	*aborted = false;
+	for (i = 0; i < NEURON_UDMA_STATE_FIELDS; i++) {
+		u32 f = NEURON_UDMA_STATE_FIELD(val, i);
+
+		if (skip_stream && i == NEURON_UDMA_STATE_STREAM)
+			continue;
+		if (f == NEURON_UDMA_STATE_ABORTED)
+			*aborted = true;
+		if (f == NEURON_UDMA_STATE_NORMAL)
+			*normal = true;
+	}
+}
+
 /**
  * neuron_udma_engine_get_state() - state of one half
  * @eng: the engine
@@ -413,29 +453,85 @@ EXPORT_SYMBOL_NS_GPL(neuron_udma_engine_set_state, NEURON_NS);
  */
 enum neuron_udma_state neuron_udma_engine_get_state(struct neuron_udma_engine *eng, bool s2m)
 {
-	u32 half = s2m ? NEURON_UDMA_S2M : NEURON_UDMA_M2S;
-	u32 val = neuron_udma_rd(eng, half + NEURON_UDMA_STATE);
-	bool skip_stream = false, normal = false;
-	unsigned int i;
+	bool normal, aborted;
 
-	if (s2m) {
-		u32 stream = neuron_udma_rd(eng, half + NEURON_UDMA_S2M_STREAM_CFG);
-
-		skip_stream = (stream & NEURON_UDMA_S2M_STREAM_OFF) == NEURON_UDMA_S2M_STREAM_OFF;
-	}
-	for (i = 0; i < NEURON_UDMA_STATE_FIELDS; i++) {
-		u32 f = NEURON_UDMA_STATE_FIELD(val, i);
-
-		if (skip_stream && i == NEURON_UDMA_STATE_STREAM)
-			continue;
-		if (f == NEURON_UDMA_STATE_ABORTED)
-			return NEURON_UDMA_ABORTED;
-		if (f == NEURON_UDMA_STATE_NORMAL)
-			normal = true;
-	}
+	udma_state_fields(eng, s2m, &normal, &aborted);
+	if (aborted)
+		return NEURON_UDMA_ABORTED;
 	return normal ? NEURON_UDMA_NORMAL : NEURON_UDMA_IDLE;
 }
 EXPORT_SYMBOL_NS_GPL(neuron_udma_engine_get_state, NEURON_NS);
+
+/**
+ * neuron_udma_engine_quiescent() - whether an engine moves no data
+ * @eng: the engine
+ *
+ * No field of either half's state register reads running: each is idle
+ * or aborted, and neither moves data.  On S2M the stream-interface field
+ * is ignored while the stream is off, as in neuron_udma_engine_get_state().
+ * The register and its fields are the same on every generation.
+ *
+ * Return: true when neither half runs.
+ */
+bool neuron_udma_engine_quiescent(struct neuron_udma_engine *eng)
+{
+	bool normal, aborted;
+
+	udma_state_fields(eng, false, &normal, &aborted);
+	if (normal)
+		return false;
+	udma_state_fields(eng, true, &normal, &aborted);
+	return !normal;
+}
+EXPORT_SYMBOL_NS_GPL(neuron_udma_engine_quiescent, NEURON_NS);
+
+/*
+ * Poll @done(@arg) until it holds, sleeping between looks (10 us doubling
+ * to 5 ms), for at most @timeout_ms; the last look follows the last sleep.
+ */
+static int udma_poll(bool (*done)(void *arg), void *arg, unsigned int timeout_ms)
+{
+	unsigned long deadline = jiffies + msecs_to_jiffies(timeout_ms);
+	unsigned int delay = UDMA_POLL_MIN_US;
+
+	might_sleep();
+	for (;;) {
+		if (done(arg))
+			return 0;
+		if (time_after(jiffies, deadline))
+			return -ETIMEDOUT;
+		usleep_range(delay, delay * 2);
+		delay = min(delay * 2, UDMA_POLL_MAX_US);
+	}
+}
+
+static bool udma_engine_quiet(void *eng)
+{
+	return neuron_udma_engine_quiescent(eng);
+}
+
+/**
+ * neuron_udma_engine_quiesce() - stop an engine and wait until it moves no data
+ * @eng: the engine
+ * @timeout_ms: longest wait (NEURON_UDMA_QUIESCE_MS for the driver's uses)
+ *
+ * Writes disable to both halves' change-state registers, then reads the
+ * state registers until neither half runs (neuron_udma_engine_quiescent()),
+ * sleeping between reads; never spins.  Until it returns 0 the engine may
+ * still read and write any memory its queues' descriptors and rings name,
+ * so the caller must not free, unpin or unmap any of it: it keeps that
+ * memory for as long as the engine may run (for the driver's channels and
+ * user queues: until the device goes).  May sleep.
+ *
+ * Return: 0 once the engine is quiet; -ETIMEDOUT if it still ran after
+ * @timeout_ms.
+ */
+int neuron_udma_engine_quiesce(struct neuron_udma_engine *eng, unsigned int timeout_ms)
+{
+	neuron_udma_engine_set_state(eng, NEURON_UDMA_DISABLED);
+	return udma_poll(udma_engine_quiet, eng, timeout_ms);
+}
+EXPORT_SYMBOL_NS_GPL(neuron_udma_engine_quiesce, NEURON_NS);
 
 static int udma_ring_check(const struct neuron_udma_ring_cfg *cfg)
 {
@@ -575,6 +671,59 @@ void neuron_udma_queue_state(struct neuron_udma_queue *q, struct neuron_udma_que
 	udma_half_state(q, true, &st->s2m);
 }
 EXPORT_SYMBOL_NS_GPL(neuron_udma_queue_state, NEURON_NS);
+
+/**
+ * neuron_udma_queue_idle() - whether a queue has nothing in flight
+ * @q: the queue
+ *
+ * Nothing is in flight when the engine has completed every descriptor the
+ * queue was given (the completion head equals the tail on both halves) or
+ * when the engine moves no data at all (neuron_udma_engine_quiescent()):
+ * a queue reset then makes it forget what it was not given to run.
+ *
+ * Return: true when the queue's rings, and the memory its descriptors
+ * name, are no longer used by the engine once the queue is reset.
+ */
+bool neuron_udma_queue_idle(struct neuron_udma_queue *q)
+{
+	struct neuron_udma_engine *eng = q->eng;
+	unsigned int h;
+
+	for (h = 0; h < 2; h++) {
+		u32 done = neuron_udma_rd(eng, neuron_udma_qreg(h, q->qid,
+								NEURON_UDMA_Q_CMPL_HEAD));
+		u32 tail = neuron_udma_rd(eng, neuron_udma_qreg(h, q->qid, NEURON_UDMA_Q_TAIL));
+
+		if ((done ^ tail) & NEURON_UDMA_Q_PTR_OFF)
+			return neuron_udma_engine_quiescent(eng);
+	}
+	return true;
+}
+EXPORT_SYMBOL_NS_GPL(neuron_udma_queue_idle, NEURON_NS);
+
+static bool udma_queue_quiet(void *q)
+{
+	return neuron_udma_queue_idle(q);
+}
+
+/**
+ * neuron_udma_queue_quiesce() - wait until a queue has nothing in flight
+ * @q: the queue
+ * @timeout_ms: longest wait (NEURON_UDMA_QUIESCE_MS for the driver's uses)
+ *
+ * Stops nothing (the engine's other queues may belong to others): waits,
+ * sleeping between reads, until neuron_udma_queue_idle().  Until it returns
+ * 0 the caller must keep the queue's rings and the memory its descriptors
+ * name.  May sleep.
+ *
+ * Return: 0 once nothing is in flight; -ETIMEDOUT if something still was
+ * after @timeout_ms.
+ */
+int neuron_udma_queue_quiesce(struct neuron_udma_queue *q, unsigned int timeout_ms)
+{
+	return udma_poll(udma_queue_quiet, q, timeout_ms);
+}
+EXPORT_SYMBOL_NS_GPL(neuron_udma_queue_quiesce, NEURON_NS);
 
 /**
  * neuron_udma_doorbell() - tell the engine about new descriptors

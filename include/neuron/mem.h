@@ -2,7 +2,8 @@
 /*
  * What neuron_core offers planes of its memory: the chunks processes
  * allocate (looked up by handle or device address, with a reference), and
- * the free space of an HBM channel taken aside for a fill.  Pools,
+ * the free space of an HBM channel taken aside, a piece at a time, for a
+ * fill.  Pools,
  * handles, mmap and dma-buf stay in the core.
  */
 #ifndef _NEURON_MEM_H
@@ -61,7 +62,7 @@ struct neuron_mem_chunk {
 };
 
 /**
- * struct neuron_mem_hold - a free range of an HBM channel, taken aside
+ * struct neuron_mem_hold - a piece of an HBM channel's free memory, taken aside
  * @pa: device-view address of its first byte
  * @size: bytes
  */
@@ -98,10 +99,9 @@ int neuron_mem_alloc(struct neuron_device *nd, const struct neuron_mem_request *
 struct neuron_mem_chunk *neuron_mem_get(struct neuron_device *nd, u64 handle);
 struct neuron_mem_chunk *neuron_mem_get_by_pa(struct neuron_device *nd, u64 pa);
 void neuron_mem_put(struct neuron_mem_chunk *mc);
-int neuron_mem_hold_free(struct neuron_device *nd, u32 hbm, struct neuron_mem_hold **out,
-			 unsigned int *n);
-void neuron_mem_unhold(struct neuron_device *nd, u32 hbm, struct neuron_mem_hold *holds,
-		       unsigned int n);
+int neuron_mem_hold_next(struct neuron_device *nd, u32 hbm, u64 from, u64 most,
+			 struct neuron_mem_hold *hold);
+void neuron_mem_unhold(struct neuron_device *nd, u32 hbm, const struct neuron_mem_hold *hold);
 u32 neuron_mem_hbm_count(struct neuron_device *nd);
 
 /**

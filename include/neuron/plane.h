@@ -170,7 +170,11 @@ struct neuron_ioctl_family {
  *	is closed, or the plane unregisters or the device goes while it is
  *	open.  Work the file started is ended or waited for.  Optional.
  * @process_detach: process @tgid detached from @nd (its last attached file
- *	was released): drop what it holds.  Optional.
+ *	was released): drop what it holds.  Optional.  A call of @tgid may
+ *	still be running then (through a file another process opened) and
+ *	record something afterwards: a handler that records per-process
+ *	state rechecks neuron_process_attached() after recording it and
+ *	drops it when the process is gone.
  * @cores_reset: NeuronCores @cores of @nd were reset.  Optional.
  * @device_reset: @nd was reset as a whole.  Optional.
  *
@@ -195,6 +199,7 @@ struct neuron_plane {
 int neuron_plane_register(const struct neuron_plane *plane);
 void neuron_plane_unregister(const struct neuron_plane *plane);
 void *neuron_plane_priv(struct neuron_device *nd, enum neuron_plane_id id);
+bool neuron_process_attached(struct neuron_device *nd, struct pid *tgid);
 
 /**
  * module_neuron_plane() - a plane module's init and exit

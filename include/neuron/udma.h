@@ -91,6 +91,14 @@ struct neuron_device;
 /* S2M stream-config bits that, all set, mean the stream is disabled. */
 #define NEURON_UDMA_S2M_STREAM_OFF	(BIT(0) | BIT(4) | BIT(8))
 
+/*
+ * Longest wait, in ms, for an engine to stop moving data once it was told
+ * to (neuron_udma_engine_quiesce()), or for a queue's descriptors in flight
+ * to complete (neuron_udma_queue_quiesce()).  The same on every
+ * generation: the state register and its fields are.
+ */
+#define NEURON_UDMA_QUIESCE_MS		250
+
 /* Values of the change-state register. */
 #define NEURON_UDMA_CHANGE_NORMAL	1
 #define NEURON_UDMA_CHANGE_DISABLE	2
@@ -420,12 +428,16 @@ int neuron_udma_engine_init(struct neuron_udma_engine *eng, struct neuron_device
 void neuron_udma_engine_error_setup(struct neuron_udma_engine *eng);
 int neuron_udma_engine_set_state(struct neuron_udma_engine *eng, enum neuron_udma_state state);
 enum neuron_udma_state neuron_udma_engine_get_state(struct neuron_udma_engine *eng, bool s2m);
+bool neuron_udma_engine_quiescent(struct neuron_udma_engine *eng);
+int neuron_udma_engine_quiesce(struct neuron_udma_engine *eng, unsigned int timeout_ms);
 
 int neuron_udma_queue_init(struct neuron_udma_engine *eng, unsigned int qid,
 			   const struct neuron_udma_ring_cfg *m2s,
 			   const struct neuron_udma_ring_cfg *s2m);
 int neuron_udma_queue_reset(struct neuron_udma_queue *q);
 void neuron_udma_queue_state(struct neuron_udma_queue *q, struct neuron_udma_queue_state *st);
+bool neuron_udma_queue_idle(struct neuron_udma_queue *q);
+int neuron_udma_queue_quiesce(struct neuron_udma_queue *q, unsigned int timeout_ms);
 
 void neuron_udma_desc_m2s(struct neuron_udma_desc *d, u64 src, u32 len, u8 ring_id,
 			  u32 ctrl_flags, u32 meta);

@@ -2,8 +2,9 @@
 /*
  * KUnit: the device-memory range allocator (mem_range.c): argument checks,
  * placement (first fit, absolute alignment), rounding, coalescing,
- * exhaustion, overflow, the validation a free does, node accounting, and
- * random operations checked against a bitmap model.
+ * exhaustion, overflow, the validation a free does, node accounting, a
+ * walk over the free space a piece at a time, and random operations
+ * checked against a bitmap model.
  */
 
 #include <kunit/test.h>
@@ -397,6 +398,83 @@ static void range_coalesce(struct kunit *test)
 	neuron_range_free(p, base, SZ_G);
 	range_expect_full(test, p, 8 * SZ_G);
 	KUNIT_EXPECT_EQ(test, range_first_start(p), base);
+}
+
+/* neuron_range_take() of @from and @most gets [base + @g, +@n granules). */
+static void range_take_ok(struct kunit *test, struct neuron_range_pool *p, u64 base, u64 from,
+			  u64 most, u64 g, u64 n)
+{
+	u64 addr = 0, size = 0;
+
+	KUNIT_ASSERT_EQ_MSG(test, neuron_range_take(p, from, most, &addr, &size), 0,
+			    "from %llx most %llx", from, most);
+	KUNIT_EXPECT_EQ_MSG(test, addr, base + g * SZ_G, "from %llx most %llx", from, most);
+	KUNIT_EXPECT_EQ_MSG(test, size, n * SZ_G, "from %llx most %llx", from, most);
+}
+
+/*
+ * A walk over the free space a piece at a time (the HBM scrub): pieces at
+ * or above an address, at most a size, split off the middle of an extent,
+ * rounded arguments, the end of the pool, and every piece returned.
+ */
+static void range_take_walk(struct kunit *test)
+{
+	const u64 base = 0x100000;
+	struct neuron_range_pool *p = range_setup(test, base, 16 * SZ_G, SZ_G);
+	u64 addr, size, pos;
+	unsigned int i;
+
+	/* Free: granules 3..5, 9 and 12..15. */
+	range_fill(test, p, base, 16);
+	for (i = 0; i < 16; i++)
+		if ((i >= 3 && i <= 5) || i == 9 || i >= 12)
+			neuron_range_free(p, base + i * SZ_G, SZ_G);
+	KUNIT_ASSERT_EQ(test, neuron_range_free_extents(p), 3UL);
+
+	KUNIT_EXPECT_EQ(test, neuron_range_take(p, 0, SZ_G - 1, &addr, &size), -EINVAL);
+	KUNIT_EXPECT_EQ(test, neuron_range_take(p, U64_MAX - 5, SZ_G, &addr, &size), -ENOENT);
+	KUNIT_EXPECT_EQ(test, neuron_range_take(p, base + 16 * SZ_G, SZ_G, &addr, &size),
+			-ENOENT);
+	range_expect_consistent(test, p);
+
+	/* The walk: below the pool, then where each piece ended. */
+	range_take_ok(test, p, base, 0, 2 * SZ_G + 5, 3, 2);
+	range_take_ok(test, p, base, base + 5 * SZ_G, 2 * SZ_G, 5, 1);
+	range_take_ok(test, p, base, base + 6 * SZ_G, 2 * SZ_G, 9, 1);
+	range_take_ok(test, p, base, base + 10 * SZ_G, 2 * SZ_G, 12, 2);
+	range_take_ok(test, p, base, base + 14 * SZ_G, 8 * SZ_G, 14, 2);
+	KUNIT_EXPECT_EQ(test, neuron_range_take(p, base + 16 * SZ_G, SZ_G, &addr, &size),
+			-ENOENT);
+	KUNIT_EXPECT_EQ(test, neuron_range_free_bytes(p), 0ULL);
+	range_expect_consistent(test, p);
+
+	/* Each piece is an allocation of its own. */
+	neuron_range_free(p, base + 3 * SZ_G, 2 * SZ_G);
+	neuron_range_free(p, base + 5 * SZ_G, SZ_G);
+	neuron_range_free(p, base + 9 * SZ_G, SZ_G);
+	neuron_range_free(p, base + 12 * SZ_G, 2 * SZ_G);
+	neuron_range_free(p, base + 14 * SZ_G, 2 * SZ_G);
+	KUNIT_EXPECT_EQ(test, neuron_range_free_extents(p), 3UL);
+	KUNIT_EXPECT_EQ(test, neuron_range_free_bytes(p), 8 * SZ_G);
+
+	/* From inside an extent (rounded up to a granule): split off its middle. */
+	range_take_ok(test, p, base, base + 3 * SZ_G + 1, SZ_G, 4, 1);
+	KUNIT_EXPECT_EQ(test, neuron_range_free_extents(p), 4UL);
+	range_expect_consistent(test, p);
+	/* Not the extent below @from, even though it is free. */
+	range_take_ok(test, p, base, base + 5 * SZ_G, 64 * SZ_G, 5, 1);
+	neuron_range_free(p, base + 4 * SZ_G, SZ_G);
+	neuron_range_free(p, base + 5 * SZ_G, SZ_G);
+	range_expect_consistent(test, p);
+
+	/* Everything a walk can take, a granule at a time. */
+	for (pos = 0, i = 0; !neuron_range_take(p, pos, SZ_G, &addr, &size); i++)
+		pos = addr + size;
+	KUNIT_EXPECT_EQ(test, i, 8U);
+	KUNIT_EXPECT_EQ(test, neuron_range_free_bytes(p), 0ULL);
+	for (i = 0; i < 16; i++)
+		neuron_range_free(p, base + i * SZ_G, SZ_G);
+	range_expect_full(test, p, 16 * SZ_G);
 }
 
 static void range_size_rounding(struct kunit *test)
@@ -816,6 +894,7 @@ static struct kunit_case range_cases[] = {
 	KUNIT_CASE(range_exhaustion),
 	KUNIT_CASE(range_fragmentation),
 	KUNIT_CASE(range_coalesce),
+	KUNIT_CASE(range_take_walk),
 	KUNIT_CASE(range_size_rounding),
 	KUNIT_CASE(range_overflow),
 	KUNIT_CASE(range_free_validation),

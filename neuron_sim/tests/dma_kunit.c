@@ -213,11 +213,68 @@ static void sim_dma_faults(struct kunit *test)
 	KUNIT_EXPECT_TRUE(test, run_copy(test, hv(c, SRC_OFF), hv(c, DST_OFF), 16));
 }
 
+/*
+ * dma_busy_after_disable: an engine told to stop with a transfer held back
+ * keeps running (the driver's quiesce times out) and keeps the transfer
+ * across a queue reset; let go, it runs it and then stops.  Clearing the
+ * switch stops such an engine at once.
+ */
+static void sim_dma_busy_after_disable(struct kunit *test)
+{
+	struct sim_ctx *c = test->priv;
+	struct neuron_udma_queue *q = &c->eng.queue[1];
+	__le32 *marker = (__le32 *)(c->buf + MARKER_OFF);
+	struct neuron_udma_queue_state st;
+
+	/* Nothing to run: the stop takes effect at once, switch or not. */
+	nsim_dma_set_busy_after_disable(c->sd, true);
+	KUNIT_EXPECT_TRUE(test, nsim_dma_get_busy_after_disable(c->sd));
+	KUNIT_EXPECT_EQ(test, neuron_udma_engine_quiesce(&c->eng, 10), 0);
+	KUNIT_ASSERT_EQ(test, neuron_udma_engine_set_state(&c->eng, NEURON_UDMA_NORMAL), 0);
+
+	nsim_dma_set_fault(c->sd, true, true);
+	memset(c->buf + SRC_OFF, 0x3c, 16);
+	memset(c->buf + DST_OFF, 0, 16);
+	KUNIT_EXPECT_FALSE(test, run_copy(test, hv(c, SRC_OFF), hv(c, DST_OFF), 16));
+	KUNIT_EXPECT_EQ(test, neuron_udma_engine_quiesce(&c->eng, 10), -ETIMEDOUT);
+	KUNIT_EXPECT_EQ(test, neuron_udma_engine_get_state(&c->eng, false), NEURON_UDMA_NORMAL);
+	KUNIT_EXPECT_EQ(test, neuron_udma_engine_get_state(&c->eng, true), NEURON_UDMA_NORMAL);
+	KUNIT_EXPECT_FALSE(test, neuron_udma_queue_idle(q));
+	/* A queue reset does not make it forget the transfer. */
+	KUNIT_ASSERT_EQ(test, neuron_udma_queue_reset(q), 0);
+	neuron_udma_queue_state(q, &st);
+	KUNIT_EXPECT_EQ(test, st.m2s.head, 0U);
+	KUNIT_EXPECT_EQ(test, st.m2s.tail, 2U);
+	KUNIT_EXPECT_EQ(test, st.s2m.tail, 2U);
+
+	/* Let go: the transfer lands, then the engine stops. */
+	nsim_dma_set_fault(c->sd, true, false);
+	KUNIT_EXPECT_TRUE(test, neuron_udma_marker_seen(marker));
+	KUNIT_EXPECT_EQ(test, c->buf[DST_OFF + 15], (u8)0x3c);
+	KUNIT_EXPECT_EQ(test, neuron_udma_engine_get_state(&c->eng, false), NEURON_UDMA_IDLE);
+	KUNIT_EXPECT_EQ(test, neuron_udma_engine_get_state(&c->eng, true), NEURON_UDMA_IDLE);
+	KUNIT_EXPECT_TRUE(test, neuron_udma_queue_idle(q));
+
+	/* Held back again; clearing the switch stops the engine at once. */
+	KUNIT_ASSERT_EQ(test, neuron_udma_engine_set_state(&c->eng, NEURON_UDMA_NORMAL), 0);
+	KUNIT_ASSERT_EQ(test, neuron_udma_queue_reset(q), 0);
+	nsim_dma_set_fault(c->sd, true, true);
+	KUNIT_EXPECT_FALSE(test, run_copy(test, hv(c, SRC_OFF), hv(c, DST_OFF), 16));
+	KUNIT_EXPECT_EQ(test, neuron_udma_engine_quiesce(&c->eng, 10), -ETIMEDOUT);
+	nsim_dma_set_busy_after_disable(c->sd, false);
+	KUNIT_EXPECT_TRUE(test, neuron_udma_engine_quiescent(&c->eng));
+	/* Stopped: what it held back does not run. */
+	nsim_dma_set_fault(c->sd, true, false);
+	KUNIT_EXPECT_FALSE(test, neuron_udma_marker_seen(marker));
+	KUNIT_EXPECT_EQ(test, c->sd->dma_errors, 0U);
+}
+
 static struct kunit_case sim_dma_cases[] = {
 	KUNIT_CASE(sim_dma_host_device_host),
 	KUNIT_CASE(sim_dma_wrap),
 	KUNIT_CASE(sim_dma_bad_addresses),
 	KUNIT_CASE(sim_dma_faults),
+	KUNIT_CASE(sim_dma_busy_after_disable),
 	{}
 };
 

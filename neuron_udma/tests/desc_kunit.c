@@ -617,6 +617,58 @@ static void udma_state(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, neuron_udma_engine_get_state(eng, true), NEURON_UDMA_IDLE);
 }
 
+/*
+ * Quiescing: disable is written to both halves, then the state registers
+ * are read until no field runs; an aborted half is quiet; a half that
+ * keeps running makes it time out.  A queue is idle once its completion
+ * heads reach its tails, or when its engine runs nothing.
+ */
+static void udma_quiesce(struct kunit *test)
+{
+	struct neuron_udma_engine *eng = setup_queue(test, 2, 32, 0, 64);
+	struct fake_regs *f = test->priv;
+	u64 b = 0x30600000, mq = b + 0x1000, sq = b + 0x20000 + 0x1000;
+	unsigned long t;
+
+	fake_preset(test, b + 0x200, 0);
+	fake_preset(test, b + 0x20000 + 0x200, 0x2020);
+	KUNIT_EXPECT_TRUE(test, neuron_udma_engine_quiescent(eng));
+	KUNIT_EXPECT_EQ(test, neuron_udma_engine_quiesce(eng, 20), 0);
+	KUNIT_ASSERT_EQ(test, f->n, 2U);
+	expect_log(test, 0, b + 0x204, 2);
+	expect_log(test, 1, b + 0x20000 + 0x204, 2);
+
+	/* One field still running, on either half: busy until the bound. */
+	fake_preset(test, b + 0x20000 + 0x200, 0x0100);
+	KUNIT_EXPECT_FALSE(test, neuron_udma_engine_quiescent(eng));
+	t = jiffies;
+	KUNIT_EXPECT_EQ(test, neuron_udma_engine_quiesce(eng, 20), -ETIMEDOUT);
+	KUNIT_EXPECT_GE(test, jiffies_to_msecs(jiffies - t), 20U);
+	/* The S2M stream field does not count while the stream is off. */
+	fake_preset(test, b + 0x20000 + 0x200, 0x0010);
+	KUNIT_EXPECT_FALSE(test, neuron_udma_engine_quiescent(eng));
+	fake_preset(test, b + 0x20000 + 0x250, 0x111);
+	KUNIT_EXPECT_TRUE(test, neuron_udma_engine_quiescent(eng));
+	fake_preset(test, b + 0x200, 0x1000);
+	KUNIT_EXPECT_EQ(test, neuron_udma_engine_quiesce(eng, 5), -ETIMEDOUT);
+
+	/* The queue: completion head behind the tail while the engine runs. */
+	fake_preset(test, mq + 0x3c, 0x40000007);
+	fake_preset(test, mq + 0x4c, 0x40000005);
+	fake_preset(test, sq + 0x3c, 0x40000007);
+	fake_preset(test, sq + 0x4c, 0x40000007);
+	KUNIT_EXPECT_FALSE(test, neuron_udma_queue_idle(&eng->queue[0]));
+	KUNIT_EXPECT_EQ(test, neuron_udma_queue_quiesce(&eng->queue[0], 5), -ETIMEDOUT);
+	/* Queue 1 has nothing in flight. */
+	KUNIT_EXPECT_TRUE(test, neuron_udma_queue_idle(&eng->queue[1]));
+	fake_preset(test, mq + 0x4c, 0x80000007);
+	KUNIT_EXPECT_TRUE(test, neuron_udma_queue_idle(&eng->queue[0]));
+	/* Behind again, but the engine stopped: nothing moves. */
+	fake_preset(test, mq + 0x4c, 0x40000001);
+	fake_preset(test, b + 0x200, 0x2222);
+	KUNIT_EXPECT_EQ(test, neuron_udma_queue_quiesce(&eng->queue[0], 5), 0);
+}
+
 static void udma_marker(struct kunit *test)
 {
 	__le32 m[2] = { cpu_to_le32(7), cpu_to_le32(NEURON_UDMA_MARKER) };
@@ -684,6 +736,7 @@ static struct kunit_case udma_cases[] = {
 	KUNIT_CASE(udma_error_setup),
 	KUNIT_CASE(udma_queue_init_seq),
 	KUNIT_CASE(udma_state),
+	KUNIT_CASE(udma_quiesce),
 	KUNIT_CASE(udma_marker),
 	{}
 };

@@ -27,6 +27,7 @@
  * failures, print them on stderr and report the count as their exit status.
  */
 #include <poll.h>
+#include <pthread.h>
 #include <signal.h>
 #include <stdint.h>
 #include <sys/mman.h>
@@ -303,6 +304,7 @@ FIXTURE_TEARDOWN(dma)
 	kill_kids(&self->undo);
 	/* Nothing held back or armed any more; the parameters as loaded. */
 	if (nt_exists(SIM_DEBUGFS, DEV, "dma_stall")) {
+		sim_set("dma_busy_after_disable", "0");
 		sim_set("dma_stall", "0");
 		sim_set("dma_abort", "0");
 	}
@@ -1549,10 +1551,84 @@ static int queue_taker(const struct dma_self *self, __u32 count, __u32 want)
 	return zerocopy(fd, h, b, sizeof(b), 0, 1, __builtin_ctz(want)) ? 1 : 0;
 }
 
+/* H2T_DMA_ALLOC_QUEUES and FREE in a loop on another thread of a process. */
+struct claim_loop {
+	int fd;
+	__u32 count;
+	long claims;
+};
+
+static void *claim_thread(void *arg)
+{
+	struct claim_loop *c = arg;
+	struct neuron_ioctl_h2t_dma_alloc_queues a;
+	long ret;
+
+	/* Until the gate refuses the process: it detached. */
+	for (;;) {
+		ret = h2t_alloc(c->fd, 0, c->count, 0, &a);
+		if (ret == -EACCES)
+			break;
+		if (!ret) {
+			c->claims++;
+			h2t_free(c->fd, 0, a.copy_queue_bmap);
+		}
+	}
+	return NULL;
+}
+
+/*
+ * A child: through the parent's file @pfd (inherited), a thread claims and
+ * frees every copy queue of core 0 in a loop, while the child closes the
+ * file it attached with after @delay_us.  Claims racing with the detach
+ * must not outlive it.
+ */
+static int claim_leaver(const struct dma_self *self, int pfd, __u32 count, unsigned int delay_us)
+{
+	struct claim_loop c = { .fd = pfd, .count = count };
+	int own = open_node(self->index, O_RDWR);
+	pthread_t t;
+
+	if (own < 0 || pthread_create(&t, NULL, claim_thread, &c))
+		return 100;
+	usleep(delay_us);
+	close(own);
+	pthread_join(t, NULL);
+	return 0;
+}
+
+/*
+ * Processes that detach while a thread of theirs claims copy queues (a
+ * race, tried for a few seconds): after each, every spare queue of core 0
+ * can be claimed again, so no claim was left to a detached process.
+ */
+static void claims_detach_race(struct __test_metadata *_metadata, struct dma_self *self,
+			       __u32 spare)
+{
+	struct neuron_ioctl_h2t_dma_alloc_queues a;
+	long end = nt_now_ms() + 3000;
+	pid_t child;
+	int i;
+
+	for (i = 0; i < 300 && nt_now_ms() < end; i++) {
+		child = spawn(_metadata, &self->undo);
+		if (!child)
+			_exit(claim_leaver(self, self->fd, spare, rnd() % 3000));
+		EXPECT_EQ(0, reap(&self->undo, child));
+		EXPECT_EQ(0, h2t_alloc(self->fd, 0, spare, 0, &a)) {
+			TH_LOG("round %d: a detached process kept copy queues", i);
+			break;
+		}
+		EXPECT_EQ(0, h2t_free(self->fd, 0, a.copy_queue_bmap));
+	}
+	TH_LOG("%d processes detached while claiming copy queues", i);
+}
+
 /*
  * H2T_DMA_ALLOC_QUEUES and H2T_DMA_FREE_QUEUES: claims, the copies through
- * them, what is refused (changing nothing), another process's view, and
- * release at exit and by a core reset.  GET_ASYNC_H2T_DMA_COMPL_QUEUES has no queue to report.
+ * them, what is refused (changing nothing), another process's view,
+ * release at exit and by a core reset, and none kept by a process that
+ * detaches while it claims.  GET_ASYNC_H2T_DMA_COMPL_QUEUES has no queue to report.
  */
 TEST_F_TIMEOUT(dma, copy_queues, 300)
 {
@@ -1668,6 +1744,7 @@ TEST_F_TIMEOUT(dma, copy_queues, 300)
 	EXPECT_EQ(0, h2t_free(self->fd, last, farq));
 	EXPECT_EQ(all, claim(_metadata, self->fd, 0, spare, per));
 	EXPECT_EQ(0, h2t_free(self->fd, 0, all));
+	claims_detach_race(_metadata, self, spare);
 	tc_check(_metadata, self, &d, "after the copy queues");
 	tc_check(_metadata, self, &far, "after the copy queues");
 	tc_free(_metadata, self, &d);
@@ -2443,11 +2520,216 @@ TEST_F_TIMEOUT(dma, bad_input, 300)
 	check_counts(_metadata, self->index, &self->start, "after the refused arguments");
 }
 
-/* Engine faults: a stall times out, an abort fails the copy; both recover. */
+/*
+ * User pages pinned in the whole system (FOLL_PIN pins acquired minus
+ * released, /proc/vmstat, per-CPU counts folded first), or -1.
+ */
+static long long pins_held(void)
+{
+	long long acq = -1, rel = -1, v;
+	char name[64];
+	FILE *f;
+
+	if (nt_write("/proc/sys/vm/stat_refresh", "1"))
+		return -1;
+	f = fopen("/proc/vmstat", "r");
+	if (!f)
+		return -1;
+	while (fscanf(f, "%63s %lld", name, &v) == 2) {
+		if (!strcmp(name, "nr_foll_pin_acquired"))
+			acq = v;
+		else if (!strcmp(name, "nr_foll_pin_released"))
+			rel = v;
+	}
+	fclose(f);
+	return acq < 0 || rel < 0 ? -1 : acq - rel;
+}
+
+/* Doorbells of engines @first to @first + @n - 1 (the simulator's dma_doorbells). */
+static int doorbells(long long *db, unsigned int n, unsigned int first)
+{
+	unsigned long e;
+	char path[128];
+	long long c;
+	FILE *f;
+
+	memset(db, 0, n * sizeof(*db));
+	snprintf(path, sizeof(path), SIM_DEBUGFS, DEV, "dma_doorbells");
+	f = fopen(path, "r");
+	if (!f)
+		return -1;
+	while (fscanf(f, "%lu %lld", &e, &c) == 2)
+		if (e >= first && e < first + n)
+			db[e - first] = c;
+	fclose(f);
+	return 0;
+}
+
+/*
+ * A copy that times out on an engine that stops when told to gives back
+ * everything it used at once, and the channel works on.  With the
+ * simulator's dma_busy_after_disable, the engine keeps running its copy:
+ * the copy still fails with ETIMEDOUT, after the driver waited for the
+ * engine (NEURON_UDMA_QUIESCE_MS, 250 ms); the channel is dead (never used
+ * again); what the copy used stays the driver's (the user pages pinned,
+ * the chunk counted after its handle is freed), so that the engine, let go,
+ * writes into pages that are still pinned; once every channel is dead,
+ * copies fail with EIO at once.  Removing the device, with the engines
+ * willing to stop, lets everything go (kmemleak and KASAN watch).  The
+ * device is created again for the teardown's accounting.
+ */
+static void fault_busy(struct __test_metadata *_metadata, struct dma_self *self,
+		       const struct dma_variant *variant)
+{
+	const unsigned int chans = variant->g->engines - variant->g->user;
+	const long long npages = 17;
+	const __u64 len = 16 * pg + 100;
+	long long db0[4], db1[4], pins0, pins;
+	struct neuron_dma_eng_state es;
+	struct mcount base, now;
+	unsigned int i, dead;
+	struct tchunk h, d, d2;
+	unsigned char *buf;
+	char st[32];
+	long ret, t;
+
+	ASSERT_GE(4, chans);
+	ASSERT_LE(2, chans);
+	pins0 = pins_held();
+	if (pins0 < 0)
+		TH_LOG("no FOLL_PIN counts in /proc/vmstat: pins not checked");
+	tc_new(_metadata, self, &d, 0, npages * pg, 0);
+	tc_new(_metadata, self, &h, 1, 2 * pg, 0);
+	tc_new(_metadata, self, &d2, 0, 2 * pg, self->nhbm - 1);
+	base = counts_now(_metadata, self->index);
+	buf = mmap(NULL, npages * pg, RW, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	ASSERT_NE(MAP_FAILED, buf);
+	memset(buf, 0xa5, npages * pg);
+
+	/* The engine stops when told to: nothing is kept, the channel works on. */
+	ASSERT_EQ(0, set_timeout(200));
+	ASSERT_EQ(0, sim_set("dma_stall", "1"));
+	EXPECT_EQ(-ETIMEDOUT, buf_copy(self->fd, 1, d.h, buf, len, 0, 0));
+	EXPECT_EQ(0, dma_stat(self->index, "dead_channels"));
+	EXPECT_EQ(0, dma_stat(self->index, "dead_channel_pages"));
+	pins = pins_held();
+	if (pins0 >= 0)
+		EXPECT_GT(npages, pins - pins0) TH_LOG("pages left pinned by a stopped engine");
+	ASSERT_EQ(0, sim_set("dma_stall", "0"));
+	check_counts(_metadata, self->index, &base, "after a timeout, engines stopping");
+	tc_fill(_metadata, self, &h);
+	tc_copy(_metadata, self, 1, &h, 0, &d2, 0, 2 * pg);
+	tc_check(_metadata, self, &d2, "after a timeout, engines stopping");
+
+	/* The engine keeps running: the channel dies and keeps what it used. */
+	ASSERT_EQ(0, sim_set("dma_busy_after_disable", "1"));
+	EXPECT_EQ(1, sim_get("dma_busy_after_disable"));
+	ASSERT_EQ(0, sim_set("dma_stall", "1"));
+	ASSERT_EQ(0, doorbells(db0, chans, variant->g->user));
+	t = nt_now_ms();
+	ret = buf_copy(self->fd, 1, d.h, buf, len, 0, 0);
+	t = nt_now_ms() - t;
+	EXPECT_EQ(-ETIMEDOUT, ret);
+	EXPECT_LE(400, t) TH_LOG("timed out after %ld ms: no wait for the engine to stop", t);
+	EXPECT_GT(5000, t) TH_LOG("timed out after %ld ms", t);
+	ASSERT_EQ(0, doorbells(db1, chans, variant->g->user));
+	dead = chans;
+	for (i = 0; i < chans; i++) {
+		if (db1[i] == db0[i])
+			continue;
+		EXPECT_EQ(chans, dead) TH_LOG("engines %u and %u rung", dead, i);
+		dead = i;
+	}
+	ASSERT_GT(chans, dead) TH_LOG("no host engine was rung");
+	EXPECT_EQ(1, dma_stat(self->index, "dead_channels"));
+	EXPECT_EQ(npages, dma_stat(self->index, "dead_channel_pages"));
+	pins = pins_held();
+	if (pins0 >= 0)
+		EXPECT_LE(npages, pins - pins0) TH_LOG("the user pages were unpinned");
+	ASSERT_EQ(0, eng_state(self->fd, variant->g->user + dead, &es));
+	EXPECT_EQ(NEURON_DMA_ENG_NORMAL, es.tx_state) TH_LOG("the dead channel's engine");
+	EXPECT_EQ(NEURON_DMA_ENG_NORMAL, es.rx_state) TH_LOG("the dead channel's engine");
+	/* Its chunk stays: freeing the handle leaves the chunk and its bytes counted. */
+	tc_free(_metadata, self, &d);
+	now = counts_now(_metadata, self->index);
+	EXPECT_EQ(base.chunks, now.chunks) TH_LOG("the dead channel's chunk was let go");
+	EXPECT_EQ(base.device_bytes, now.device_bytes);
+	EXPECT_EQ(base.handles - 1, now.handles);
+
+	/*
+	 * Let go, the engine runs the copy it was given, into pages this
+	 * process no longer maps: still pinned, they are still there.
+	 */
+	EXPECT_EQ(0, munmap(buf, npages * pg));
+	ASSERT_EQ(0, sim_set("dma_stall", "0"));
+	ASSERT_EQ(0, eng_state(self->fd, variant->g->user + dead, &es));
+	EXPECT_EQ(NEURON_DMA_ENG_IDLE, es.tx_state) TH_LOG("done, the engine stops");
+
+	/* The dead channel is never used again; the others work. */
+	tc_fill(_metadata, self, &h);
+	tc_copy(_metadata, self, 1, &h, 0, &d2, 0, 2 * pg);
+	tc_check(_metadata, self, &d2, "next to a dead channel");
+	ASSERT_EQ(0, doorbells(db0, chans, variant->g->user));
+	EXPECT_EQ(db1[dead], db0[dead]) TH_LOG("the dead channel's engine was rung again");
+
+	/* Every channel dies in turn: then copies fail at once with EIO. */
+	ASSERT_EQ(0, sim_set("dma_stall", "1"));
+	for (i = 1; i < chans; i++)
+		EXPECT_EQ(-ETIMEDOUT, mem_copy(self->fd, 1, h.h, d2.h, pg, 0, 0))
+			TH_LOG("copy %u while stalled", i);
+	EXPECT_EQ(chans, dma_stat(self->index, "dead_channels"));
+	t = nt_now_ms();
+	EXPECT_EQ(-EIO, mem_copy(self->fd, 1, h.h, d2.h, pg, 0, 0));
+	EXPECT_EQ(-EIO, mem_set(self->fd, 1, d2.h, 0, 0x11, pg));
+	EXPECT_EQ(-EIO, buf_copy(self->fd, 1, d2.h, h.shadow, pg, 0, 1));
+	t = nt_now_ms() - t;
+	EXPECT_GT(150, t) TH_LOG("no channel left, yet %ld ms", t);
+	/* Host chunks are the CPU's to copy. */
+	EXPECT_EQ(0, buf_copy(self->fd, 1, h.h, h.shadow, pg, 0, 1));
+	tc_free(_metadata, self, &h);
+	tc_free(_metadata, self, &d2);
+	now = counts_now(_metadata, self->index);
+	EXPECT_EQ(base.chunks, now.chunks) TH_LOG("the dead channels' chunks were let go");
+	EXPECT_EQ(base.host_bytes, now.host_bytes);
+	EXPECT_EQ(base.device_bytes, now.device_bytes);
+	EXPECT_EQ(base.handles - 3, now.handles);
+
+	/*
+	 * Let go, the dead engines run what they were given, into chunks that
+	 * are still there, and stop.  Removing the device lets everything go.
+	 */
+	ASSERT_EQ(0, sim_set("dma_stall", "0"));
+	ASSERT_EQ(0, sim_set("dma_busy_after_disable", "0"));
+	EXPECT_EQ(chans, engines_check(_metadata, self, variant, "dead channels, let go"))
+		TH_LOG("the dead channels' engines did not all stop");
+	close(self->fd);
+	self->fd = -1;
+	ASSERT_EQ(0, nt_sim_del(DEV));
+	pins = pins_held();
+	if (pins0 >= 0)
+		EXPECT_GT(npages, pins - pins0) TH_LOG("pages still pinned after the device went");
+
+	/* The device comes back for the teardown's accounting, fresh. */
+	ASSERT_EQ(0, nt_sim_add(DEV, variant->g->gen));
+	ASSERT_STREQ("ready", nt_sim_settle(DEV, st, sizeof(st), SETTLE_MS));
+	ASSERT_EQ(0, nt_read(st, sizeof(st), SIM_BUS "/devices/neuron_sim%d/index", DEV));
+	ASSERT_EQ(self->index, atoi(st));
+	self->fd = open_node(self->index, O_RDWR);
+	ASSERT_LE(0, self->fd);
+	ASSERT_EQ(0, mcount_read(self->index, &self->start));
+	EXPECT_EQ(0, sim_get("dma_busy_after_disable"));
+	ASSERT_EQ(0, nt_write(DMA_TIMEOUT, "%s", self->timeout));
+}
+
+/*
+ * Engine faults: a stall times out, an abort fails the copy; both recover.
+ * An engine that does not stop when a copy times out kills its channel.
+ */
 TEST_F_TIMEOUT(dma, faults, 300)
 {
 	fault_stall(_metadata, self, variant);
 	fault_abort(_metadata, self, variant);
+	fault_busy(_metadata, self, variant);
 }
 
 /* A process killed while its copy is held back. */
@@ -2465,6 +2747,45 @@ TEST_F_TIMEOUT(dma, kill, 300)
 /* Free memory left on the channel, so that each fill is short. */
 #define SCRUB_FREE	(16 * MIB)
 #define SCRUB_B		(4 * MIB)
+/* Most free memory a scrub holds aside at once. */
+#define SCRUB_PIECE	(4 * MIB)
+/* What scrub_neighbour() allocates, over and over. */
+#define SCRUB_NB	(1 * MIB)
+
+/* held_bytes of the device's memory file: what scrubs hold aside; -1 if unreadable. */
+static long long mem_held(int index)
+{
+	char path[96], line[128];
+	long long v = -1;
+	FILE *f;
+
+	snprintf(path, sizeof(path), MEM_COUNTERS, index);
+	f = fopen(path, "r");
+	if (!f)
+		return -1;
+	while (fgets(line, sizeof(line), f))
+		if (!strncmp(line, "held_bytes ", 11))
+			v = strtoll(line + 11, NULL, 10);
+	fclose(f);
+	return v;
+}
+
+/*
+ * Poll mem_held() until it is non-zero (@nonzero) or zero, for up to
+ * @ms; 1 if it got there, else 0 with the last reading in *@last.
+ */
+static int held_within(int index, int nonzero, long ms, long long *last)
+{
+	long end = nt_now_ms() + ms;
+
+	do {
+		*last = mem_held(index);
+		if (*last >= 0 && !!*last == nonzero)
+			return 1;
+		usleep(10000);
+	} while (nt_now_ms() < end);
+	return 0;
+}
 
 static long scrub_start(int fd, __u32 nc, __u32 hbm, __u32 axi, __u32 val)
 {
@@ -2546,30 +2867,242 @@ static int allocatable_within(int fd, __u32 hbm, int want, long ms, int *last)
 
 /*
  * With the engines stalled, fork a child that scrubs @hbm, and wait until
- * its scrub holds the channel's free memory.  The child's pid.
+ * its scrub holds a piece of the channel's free memory (no more than a
+ * piece).  The child's pid.
  */
 static pid_t scrub_held(struct __test_metadata *_metadata, struct dma_self *self, __u32 hbm)
 {
 	long t = nt_now_ms();
+	long long held;
 	pid_t child;
-	int got;
 
 	ASSERT_EQ(0, sim_set("dma_stall", "1"));
 	child = spawn(_metadata, &self->undo);
 	if (!child)
 		_exit(scrub_runner(self, hbm));
-	EXPECT_TRUE(allocatable_within(self->fd, hbm, 0, 60000, &got)) {
-		TH_LOG("the scrub holds nothing: %d after %ld ms", got, nt_now_ms() - t);
+	EXPECT_TRUE(held_within(self->index, 1, 60000, &held)) {
+		TH_LOG("the scrub holds nothing: %lld after %ld ms", held, nt_now_ms() - t);
 	}
+	EXPECT_GE(SCRUB_PIECE, held) TH_LOG("the scrub holds more than a piece");
 	return child;
+}
+
+/*
+ * While a held-back scrub of @hbm holds its piece: the rest of the channel's
+ * free memory is this process's to allocate, page by page and in a chunk of
+ * two pieces, and the scrub still holds no more than its piece.
+ */
+static void scrub_beside_piece(struct __test_metadata *_metadata, struct dma_self *self,
+			       __u32 hbm)
+{
+	long long held;
+	long ret;
+	__u64 h;
+	int i;
+
+	for (i = 0; i < 20; i++) {
+		EXPECT_EQ(1, page_allocatable(self->fd, hbm)) {
+			TH_LOG("a page of channel %u while the scrub holds a piece (%d)", hbm, i);
+			break;
+		}
+	}
+	ret = alloc_dev(self->fd, 2 * SCRUB_PIECE, hbm, &h);
+	EXPECT_EQ(0, ret) {
+		TH_LOG("%llu MiB of channel %u while the scrub holds a piece",
+		       2 * SCRUB_PIECE / MIB, hbm);
+	}
+	if (!ret)
+		EXPECT_EQ(0, mem_free(self->fd, h));
+	held = mem_held(self->index);
+	EXPECT_LT(0, held);
+	EXPECT_GE(SCRUB_PIECE, held);
+}
+
+/* HBM_SCRUB_START on another thread of a process. */
+struct scrub_call {
+	int fd;
+	__u32 hbm;
+	long ret;
+};
+
+static void *scrub_thread(void *arg)
+{
+	struct scrub_call *c = arg;
+
+	c->ret = scrub_start(c->fd, 0, c->hbm, 0, SCRUB_PAT);
+	return NULL;
+}
+
+/*
+ * A child: through the parent's file @pfd (inherited), a thread starts a
+ * scrub of @hbm that dma_stall holds back; meanwhile the child closes the
+ * file it attached with, and only then lets the engines go.  The scrub
+ * finds it detached (EACCES) and leaves no result: attached again, it has
+ * nothing to wait for.
+ */
+static int scrub_leaver(const struct dma_self *self, int pfd, __u32 hbm)
+{
+	struct scrub_call c = { .fd = pfd, .hbm = hbm, .ret = 1 };
+	int own = open_node(self->index, O_RDWR), fails = 0;
+	long long held;
+	pthread_t t;
+
+	if (own < 0 || pthread_create(&t, NULL, scrub_thread, &c))
+		return 100;
+	/* Holding a piece, the scrub is past the gate, in its fill. */
+	CHILD_CHECK(held_within(self->index, 1, 60000, &held));
+	CHILD_CHECK(close(own) == 0);
+	CHILD_CHECK(sim_set("dma_stall", "0") == 0);
+	pthread_join(t, NULL);
+	CHILD_CHECK(c.ret == -EACCES);
+	if (c.ret)
+		fprintf(stderr, "# child: HBM_SCRUB_START: %ld\n", c.ret);
+	own = open_node(self->index, O_RDWR);
+	CHILD_CHECK(own >= 0);
+	CHILD_CHECK(scrub_wait(own, 0, hbm) == -EINVAL);
+	CHILD_CHECK(scrub_wait(pfd, 0, hbm) == -EINVAL);
+	close(own);
+	return child_status(fails);
+}
+
+/*
+ * A process that detaches while its scrub runs keeps no result (nothing
+ * holds its pid), nor does anyone else; the next scrub runs.  The engines
+ * are held back (dma_stall) when this starts.
+ */
+static void scrub_detach(struct __test_metadata *_metadata, struct dma_self *self, __u32 hbm)
+{
+	pid_t child;
+
+	child = spawn(_metadata, &self->undo);
+	if (!child)
+		_exit(scrub_leaver(self, self->fd, hbm));
+	EXPECT_EQ(0, reap(&self->undo, child));
+	EXPECT_EQ(-EINVAL, scrub_wait(self->fd, 0, hbm)) TH_LOG("the detached child's scrub");
+	EXPECT_EQ(0, mem_held(self->index));
+}
+
+/*
+ * A child: allocates a chunk of @hbm, writes it through a mapping, checks
+ * it, frees it, over and over until a byte arrives on @stop (one goes to
+ * @ready after the first round).  No allocation may fail and no chunk may
+ * change under it while another process scrubs the channel.
+ */
+static int scrub_neighbour(const struct dma_self *self, __u32 hbm, int ready, int stop)
+{
+	struct pollfd p = { .fd = stop, .events = POLLIN };
+	int fd = open_node(self->index, O_RDWR), fails = 0;
+	long rounds = 0, nomem = 0, changed = 0;
+	unsigned char *m;
+	__u64 h, pa;
+	long ret;
+
+	if (fd < 0)
+		return 100;
+	for (;;) {
+		ret = alloc_dev(fd, SCRUB_NB, hbm, &h);
+		if (ret == -ENOMEM) {
+			nomem++;
+		} else if (ret || get_pa(fd, h, &pa)) {
+			fprintf(stderr, "# child: MEM_ALLOC_V2: %ld\n", ret);
+			fails++;
+			break;
+		}
+		if (!ret) {
+			m = mmap_filled(fd, pa, SCRUB_NB, 0x3c);
+			if (m == MAP_FAILED) {
+				fails++;
+				break;
+			}
+			sched_yield();
+			changed += not_byte(m, 0x3c, SCRUB_NB) != 0;
+			munmap(m, SCRUB_NB);
+			CHILD_CHECK(mem_free(fd, h) == 0);
+		}
+		if (++rounds == 1 && write(ready, "r", 1) != 1)
+			fails++;
+		if (poll(&p, 1, 0) == 1)
+			break;
+	}
+	if (nomem || changed)
+		fprintf(stderr, "# child: %ld of %ld allocations refused, %ld chunks changed\n",
+			nomem, rounds, changed);
+	CHILD_CHECK(nomem == 0);
+	CHILD_CHECK(changed == 0);
+	close(fd);
+	return child_status(fails);
+}
+
+/*
+ * A scrub of the whole of channel @hbm (nothing allocated on it) while
+ * another process allocates, uses and frees chunks there all along: none
+ * of its allocations is refused, none of its chunks is written; then
+ * HBM_SCRUB_WAIT collects the scrub, and memory that was free throughout
+ * (the top of the channel, above anything first fit gave the other
+ * process) holds the pattern.
+ */
+static void scrub_alongside(struct __test_metadata *_metadata, struct dma_self *self, __u32 hbm)
+{
+	const __u64 chan = 512 * MIB / self->nhbm;
+	struct neuron_ioctl_mem_get_extended_info ei;
+	int ready[2], stop[2];
+	__u64 low = 0, top;
+	unsigned char *m;
+	pid_t child;
+	long t;
+	size_t bad;
+
+	ASSERT_EQ(0, pipe(ready));
+	ASSERT_EQ(0, pipe(stop));
+	child = spawn(_metadata, &self->undo);
+	if (!child) {
+		close(ready[0]);
+		close(stop[1]);
+		_exit(scrub_neighbour(self, hbm, ready[1], stop[0]));
+	}
+	close(ready[1]);
+	close(stop[0]);
+	EXPECT_EQ(0, wait_byte(ready[0])) TH_LOG("the other process never allocated");
+	t = nt_now_ms();
+	EXPECT_EQ(0, scrub_start(self->fd, 0, hbm, 0, SCRUB_PAT));
+	TH_LOG("a scrub of all %llu MiB of channel %u beside allocations: %ld ms",
+	       (unsigned long long)(chan / MIB), hbm, nt_now_ms() - t);
+	EXPECT_EQ(1, write(stop[1], "s", 1));
+	EXPECT_EQ(0, reap(&self->undo, child));
+	close(ready[0]);
+	close(stop[1]);
+	EXPECT_EQ(0, mem_held(self->index));
+	EXPECT_EQ(0, scrub_wait(self->fd, 0, hbm));
+
+	/* All but the top of the channel, then the top: it was never anyone's. */
+	if (alloc_dev(self->fd, chan - 2 * SCRUB_B, hbm, &low)) {
+		TH_LOG("no %llu MiB chunk on channel %u: the pattern is not checked",
+		       (unsigned long long)((chan - 2 * SCRUB_B) / MIB), hbm);
+		return;
+	}
+	ASSERT_EQ(0, alloc_dev(self->fd, SCRUB_B, hbm, &top));
+	ASSERT_EQ(0, ext_info(self->fd, top, &ei));
+	m = map(&self->undo, self->fd, ei.pa, SCRUB_B, RW, MAP_SHARED);
+	EXPECT_NE(MAP_FAILED, m);
+	if (m != MAP_FAILED) {
+		bad = not_pattern(m, SCRUB_B, SCRUB_PAT);
+		EXPECT_EQ(0, bad) TH_LOG("memory free throughout: %zu words are not the pattern",
+					 bad);
+		EXPECT_EQ(0, unmap(&self->undo, m, SCRUB_B));
+	}
+	EXPECT_EQ(0, mem_free(self->fd, top));
+	EXPECT_EQ(0, mem_free(self->fd, low));
 }
 
 /*
  * HBM_SCRUB_START fills the free memory of one channel with the pattern and
  * leaves chunks alone; HBM_SCRUB_WAIT collects it once, for its process
- * only.  While a scrub runs, the channel's free memory is held (no chunk
- * can be made there) and a second scrub of it is refused; a process killed
- * in the middle gives everything back.
+ * only.  While a scrub runs, one piece of the channel's free memory at a
+ * time is held (no chunk can be made there) while the rest can be
+ * allocated, and a second scrub of it is refused; a process killed in the
+ * middle gives everything back; a process that detaches during its scrub
+ * keeps no result; another process allocates and frees on the channel
+ * throughout a scrub of all of it, never refused, its chunks untouched.
  */
 TEST_F_TIMEOUT(dma, hbm_scrub, 300)
 {
@@ -2579,6 +3112,7 @@ TEST_F_TIMEOUT(dma, hbm_scrub, 300)
 	unsigned char *fmap = NULL, *bmap;
 	__u64 filler = 0, hb;
 	struct tchunk a;
+	long long held = 0;
 	int got = 0;
 	size_t bad;
 	pid_t child;
@@ -2630,24 +3164,31 @@ TEST_F_TIMEOUT(dma, hbm_scrub, 300)
 	EXPECT_EQ(-EINVAL, scrub_wait(self->fd, 0, c)) TH_LOG("collected twice");
 
 	/*
-	 * Running, held back: the free memory is held and a second scrub
+	 * Running, held back: one piece of the free memory is held, the rest
+	 * of the channel can still be allocated, and a second scrub is
 	 * refused.  The child may take a while to get there: its transfers
 	 * must not time out first.
 	 */
 	ASSERT_EQ(0, set_timeout(120000));
 	child = scrub_held(_metadata, self, c);
 	EXPECT_EQ(-EBUSY, scrub_start(self->fd, 0, c, 0, SCRUB_PAT));
+	scrub_beside_piece(_metadata, self, c);
 	if (c)
 		EXPECT_EQ(1, page_allocatable(self->fd, 0)) TH_LOG("channel 0 is not the scrub's");
 	ASSERT_EQ(0, sim_set("dma_stall", "0"));
 	EXPECT_EQ(0, reap(&self->undo, child));
 	EXPECT_EQ(1, page_allocatable(self->fd, c)) TH_LOG("after the scrub");
+	EXPECT_EQ(0, mem_held(self->index)) TH_LOG("after the scrub");
 
 	/* Killed in the middle: everything back, and the next scrub runs. */
 	child = scrub_held(_metadata, self, c);
 	kill(child, SIGKILL);
 	EXPECT_EQ(128 + SIGKILL, reap(&self->undo, child));
-	EXPECT_TRUE(allocatable_within(self->fd, c, 1, 10000, &got)) TH_LOG("held: %d", got);
+	EXPECT_TRUE(held_within(self->index, 0, 10000, &held)) TH_LOG("held: %lld", held);
+	EXPECT_TRUE(allocatable_within(self->fd, c, 1, 10000, &got)) TH_LOG("allocatable: %d", got);
+
+	/* Detached while its scrub runs: no result is left behind. */
+	scrub_detach(_metadata, self, c);
 	ASSERT_EQ(0, sim_set("dma_stall", "0"));
 	ASSERT_EQ(0, nt_write(DMA_TIMEOUT, "%s", self->timeout));
 	EXPECT_EQ(0, scrub_start(self->fd, 0, c, 0, SCRUB_PAT));
@@ -2661,6 +3202,9 @@ TEST_F_TIMEOUT(dma, hbm_scrub, 300)
 		EXPECT_EQ(0, unmap(&self->undo, fmap, pg));
 		EXPECT_EQ(0, mem_free(self->fd, filler));
 	}
+
+	/* The whole channel, with another process allocating on it throughout. */
+	scrub_alongside(_metadata, self, c);
 	check_counts(_metadata, self->index, &self->start, "after the scrubs");
 }
 

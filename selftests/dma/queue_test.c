@@ -155,6 +155,37 @@ static long long shadow_bytes(int index)
 	return p ? strtoll(p + strlen("queue_shadow_bytes: "), NULL, 10) : -1;
 }
 
+/* Write @val to the simulated device's debugfs file @name; 0 or -errno. */
+static int sim_write(const char *name, const char *val)
+{
+	char path[128];
+
+	snprintf(path, sizeof(path), SIM_DEBUGFS, DEV, name);
+	return nt_write(path, "%s", val);
+}
+
+/* The number after "@key: " in the device's dma debugfs file, or -1. */
+static long long dma_count(int index, const char *key)
+{
+	char path[128], buf[1024], *p;
+	ssize_t n;
+	int fd;
+
+	snprintf(path, sizeof(path), DMA_DEBUGFS, index);
+	fd = open(path, O_RDONLY);
+	if (fd < 0)
+		return -1;
+	n = read(fd, buf, sizeof(buf) - 1);
+	close(fd);
+	if (n <= 0)
+		return -1;
+	buf[n] = 0;
+	p = strstr(buf, key);
+	if (!p || strncmp(p + strlen(key), ": ", 2))
+		return -1;
+	return strtoll(p + strlen(key) + 2, NULL, 10);
+}
+
 static int sim_stats(long long *v)
 {
 	static const char * const name[NSTATS] = { "dma_errors", "dma_descs", "dma_bytes" };
@@ -425,6 +456,8 @@ FIXTURE_TEARDOWN(queue)
 
 	kill_kids(&self->undo);
 	unmap_all(&self->undo);
+	if (nt_exists(SIM_DEBUGFS, DEV, "dma_stall"))
+		sim_write("dma_stall", "0");
 	/* The last close releases the queues the test left, and what they hold. */
 	if (self->fd >= 0)
 		close(self->fd);
@@ -1745,6 +1778,81 @@ static void held(struct __test_metadata *_metadata, struct queue_self *self)
 }
 
 /*
+ * A queue released while its engine runs but has not completed what the
+ * queue started (held back by the simulator's dma_stall): the release
+ * waits for it (at most 250 ms), then succeeds, but the queue is dead: its
+ * shadow rings and the chunks it holds stay (the engine may still use
+ * them) and nobody can initialise it again.  The engine, let go, copies
+ * into chunks that are still there.  Removing the device lets everything
+ * go; it is created again for the teardown's accounting.
+ */
+static void dead_queue(struct __test_metadata *_metadata, struct queue_self *self,
+		       const struct queue_variant *variant)
+{
+	struct uqueue q = { .eng = 1, .qid = 3 };
+	long long shadow, before[NSTATS], after[NSTATS];
+	struct mcount c0, now;
+	struct chunk h, d;
+	struct batch b;
+	char st[32];
+	long t;
+
+	chunk_new(_metadata, self, &h, 1, 65536, 0, 1);
+	chunk_new(_metadata, self, &d, 0, 65536, self->nhbm - 1, 1);
+	ring_new(_metadata, self, &q.r[TX], TX, RING_MIN, 1, 0);
+	ring_new(_metadata, self, &q.r[RX], RX, RING_MIN, 1, 0);
+	queue_up(_metadata, self, &q);
+	c0 = counts_now(_metadata, self->index);
+	shadow = shadow_bytes(self->index);
+	EXPECT_EQ(2 * RING_MIN * DESC_SIZE, shadow);
+	memset(&b, 0, sizeof(b));
+	push(&b, &q, TX, h.pa, 4096, DESC_FIRST | DESC_LAST);
+	push(&b, &q, RX, d.pa, 4096, 0);
+	ASSERT_EQ(0, ring_write(self->fd, &q.r[TX], b.d[TX], 1));
+	ASSERT_EQ(0, ring_write(self->fd, &q.r[RX], b.d[RX], 1));
+	ASSERT_EQ(0, sim_write("dma_stall", "1"));
+	ASSERT_EQ(0, q_start(self->fd, q.eng, q.qid, 1, 1));
+
+	t = nt_now_ms();
+	EXPECT_EQ(0, q_release(self->fd, q.eng, q.qid));
+	t = nt_now_ms() - t;
+	EXPECT_LE(200, t) TH_LOG("released after %ld ms: no wait for the engine", t);
+	EXPECT_EQ(1, dma_count(self->index, "dead_queues"));
+	EXPECT_EQ(shadow, shadow_bytes(self->index)) TH_LOG("a dead queue's shadow rings went");
+	expect_is(_metadata, -EBUSY,
+		  q_init(self->fd, qi(q.eng, q.qid, RING_MIN, RING_MIN, q.r[TX].c.h,
+				      q.r[RX].c.h)), "DMA_QUEUE_INIT of a dead queue");
+	/* Freed, the chunks it holds stay: only the handles go. */
+	chunk_free(_metadata, self, &h);
+	chunk_free(_metadata, self, &d);
+	ring_free(_metadata, self, &q.r[TX]);
+	ring_free(_metadata, self, &q.r[RX]);
+	now = counts_now(_metadata, self->index);
+	EXPECT_EQ(c0.chunks, now.chunks) TH_LOG("a dead queue's chunks went");
+	EXPECT_EQ(c0.host_bytes, now.host_bytes);
+	EXPECT_EQ(c0.device_bytes, now.device_bytes);
+	EXPECT_EQ(c0.handles - 4, now.handles);
+
+	/* Let go, the engine copies into chunks that are still there. */
+	ASSERT_EQ(0, sim_stats(before));
+	ASSERT_EQ(0, sim_write("dma_stall", "0"));
+	ASSERT_EQ(0, sim_stats(after));
+	EXPECT_EQ(before[ST_ERRORS], after[ST_ERRORS]);
+	EXPECT_LE(before[ST_BYTES] + 4096, after[ST_BYTES]) TH_LOG("the copy did not run");
+
+	close(self->fd);
+	self->fd = -1;
+	ASSERT_EQ(0, nt_sim_del(DEV));
+	ASSERT_EQ(0, nt_sim_add(DEV, variant->g->gen));
+	ASSERT_STREQ("ready", nt_sim_settle(DEV, st, sizeof(st), SETTLE_MS));
+	ASSERT_EQ(0, nt_read(st, sizeof(st), SIM_BUS "/devices/neuron_sim%d/index", DEV));
+	ASSERT_EQ(self->index, atoi(st));
+	self->fd = open_node(self->index, O_RDWR);
+	ASSERT_LE(0, self->fd);
+	ASSERT_EQ(0, mcount_read(self->index, &self->start));
+}
+
+/*
  * The child of exits(): queues @e1/@q1 and @e2/@q2, a copy started on the
  * first, every handle freed; then it exits with its queues as they are
  * (@killed: it waits to be killed).  Its exit status: failures.
@@ -1960,7 +2068,7 @@ static void resets(struct __test_metadata *_metadata, struct queue_self *self,
 
 /*
  * Chunks a queue holds; queues of processes that exit and are killed;
- * queues a reset made stale.
+ * queues a reset made stale; a queue released with its copy in flight.
  */
 TEST_F_TIMEOUT(queue, lifetime, 300)
 {
@@ -1969,6 +2077,7 @@ TEST_F_TIMEOUT(queue, lifetime, 300)
 	exits(_metadata, self, variant, 1);
 	resets(_metadata, self, variant);
 	check_counts(_metadata, self->index, &self->start, "after the lifetime tests");
+	dead_queue(_metadata, self, variant);
 }
 
 TEST_HARNESS_MAIN
