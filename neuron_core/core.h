@@ -273,7 +273,7 @@ int neuron_device_layer_init(void);
 void neuron_device_layer_exit(void);
 void neuron_devices_kick_unbound(void);
 void neuron_devices_dhal_gone(const struct neuron_dhal *dhal);
-int neuron_device_request_reset(struct neuron_device *nd);
+int neuron_device_request_reset(struct neuron_device *nd, bool force);
 void neuron_device_set_state(struct neuron_device *nd, enum neuron_device_state state);
 int neuron_device_sleep(struct neuron_device *nd, unsigned int ms);
 void neuron_device_kick(struct neuron_device *nd);

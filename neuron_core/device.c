@@ -448,15 +448,20 @@ static void neuron_device_work(struct work_struct *work)
 /**
  * neuron_device_request_reset() - reset a device that no process uses
  * @nd: the device
+ * @force: reset it even while processes are attached (an administrator's
+ *	request): their user queues go stale and their core holds go, as
+ *	after any device reset; their files and memory stay theirs
  *
  * The reset runs asynchronously; the state is RESETTING until it ends in
  * READY or FAILED.
  *
- * Return: 0 when queued; -EBUSY if a process is attached or a reset or
- * bring-up is under way; -ENODEV if the device is being removed.
+ * Return: 0 when queued; -EBUSY if a process is attached (and not @force)
+ * or a reset or bring-up is under way; -ENODEV if the device is being
+ * removed.
  */
-int neuron_device_request_reset(struct neuron_device *nd)
+int neuron_device_request_reset(struct neuron_device *nd, bool force)
 {
+	unsigned int users = 0;
 	int ret = 0;
 	int i;
 
@@ -477,11 +482,11 @@ int neuron_device_request_reset(struct neuron_device *nd)
 		ret = -EIO;
 		goto out;
 	}
-	for (i = 0; i < NEURON_MAX_ATTACH; i++) {
-		if (nd->attach[i].tgid) {
-			ret = -EBUSY;
-			goto out;
-		}
+	for (i = 0; i < NEURON_MAX_ATTACH; i++)
+		users += !!nd->attach[i].tgid;
+	if (users && !force) {
+		ret = -EBUSY;
+		goto out;
 	}
 	WRITE_ONCE(nd->state, NEURON_STATE_RESETTING);
 	queue_work(neuron_wq, &nd->work);
@@ -489,6 +494,9 @@ out:
 	mutex_unlock(&nd->lock);
 	if (!ret)
 		wake_up_all(&nd->state_wq);
+	if (!ret && users)
+		dev_warn(nd->bus.parent, "reset forced by an administrator with %u processes attached\n",
+			 users);
 	return ret;
 }
 
@@ -637,6 +645,8 @@ static void neuron_device_teardown(struct neuron_device *nd)
 	/* No new mapping after this; then the existing ones go. */
 	neuron_mem_device_gone(nd);
 	neuron_files_zap(nd);
+	/* Nothing reaches host chunks any more: their memory goes with the bus device. */
+	neuron_mem_host_free_all(nd);
 	neuron_registry_release(nd);
 	neuron_device_unmap(nd);
 	neuron_dhal_unbind(nd);
@@ -780,7 +790,7 @@ int neuron_bus_device_reset(struct neuron_bus_device *bd)
 
 	mutex_lock(&neuron_bus_lock);
 	if (bd->nd)
-		ret = neuron_device_request_reset(bd->nd);
+		ret = neuron_device_request_reset(bd->nd, false);
 	mutex_unlock(&neuron_bus_lock);
 	return ret;
 }

@@ -18,6 +18,7 @@
 #include <linux/fs.h>
 #include <linux/kdev_t.h>
 #include <linux/module.h>
+#include <linux/stat.h>
 #include <kunit/visibility.h>
 
 #include <neuron/compat.h>
@@ -47,9 +48,26 @@ MODULE_PARM_DESC(host_mem_limit_mb,
 
 static dev_t neuron_devt;
 
+/* Mode of /dev/neuronN before udev applies the packaged rule: rw for owner and group. */
+#define NEURON_DEVNODE_MODE	0660
+
+/*
+ * /dev/neuronN is created 0660 root:root by devtmpfs, never world-writable,
+ * even where no udev rule runs (a container, an initramfs).  The packaged
+ * udev rule then gives it the "neuron" group (Documentation/install.rst).
+ * The node keeps its default name.
+ */
+static char *neuron_devnode(NEURON_DEVNODE_CONST struct device *dev, umode_t *mode)
+{
+	if (mode)
+		*mode = NEURON_DEVNODE_MODE;
+	return NULL;
+}
+
 static struct class neuron_class = {
 	.name = NEURON_CLASS_NAME,
 	.class_groups = neuron_class_groups,
+	.devnode = neuron_devnode,
 };
 
 /**

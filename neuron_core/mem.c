@@ -170,13 +170,18 @@ out:
 	return ret;
 }
 
-/* Give a host chunk's memory back; called once no one can reach it. */
+/*
+ * Give a host chunk's memory back, once no one can reach it: at its last
+ * reference (a mapping holds one), or when the device goes, after every
+ * mapping of it was zapped (neuron_mem_host_free_all()).
+ */
 static void neuron_mem_host_release(struct neuron_device *nd, struct neuron_mem_chunk *mc)
 {
-	if (mc->dma_mapped)
-		dma_unmap_single(nd->bus.parent, mc->dma, mc->size, DMA_BIDIRECTIONAL);
-	/* Pages still mapped by a process live on until it unmaps them. */
-	free_pages_exact(mc->va, mc->size);
+	if (!mc->dma_mapped)
+		return;
+	dma_free_coherent(nd->bus.parent, mc->size, mc->va, mc->dma);
+	mc->va = NULL;
+	mc->dma_mapped = false;
 }
 
 static void neuron_mem_account(struct neuron_mem *m, struct neuron_mem_chunk *mc, bool add)
@@ -293,16 +298,31 @@ static void neuron_mem_owner_charge_locked(struct neuron_mem *m, struct neuron_m
 		o->bytes[mc->location - 1] += mc->size;
 }
 
+/*
+ * Give @mc the handle of its entry @idx in m->handles: the index in the low
+ * half, a random odd upper half, so a handle is never 0 and a stale or
+ * guessed one almost never names a live chunk.  m->lock held.
+ */
+static void neuron_mem_handle_set_locked(struct neuron_mem *m, struct neuron_mem_chunk *mc,
+					 u32 idx)
+{
+	mc->handle = ((u64)(get_random_u32() | 1) << 32) | idx;
+	m->nr_handles++;
+}
+
+/*
+ * Host chunks are coherent memory: the device (through the runtime's own
+ * queues) and processes (through their mappings) use them at any time, so
+ * a streaming mapping, which is only coherent between syncs, would do
+ * (under swiotlb, the device would never see what the CPU wrote).
+ * Zeroed, charged to the caller's memory cgroup.
+ */
 static int neuron_mem_alloc_host(struct neuron_device *nd, struct neuron_mem_chunk *mc)
 {
-	mc->va = alloc_pages_exact(mc->size, GFP_KERNEL_ACCOUNT | __GFP_ZERO | __GFP_NOWARN);
+	mc->va = dma_alloc_coherent(nd->bus.parent, mc->size, &mc->dma,
+				    GFP_KERNEL_ACCOUNT | __GFP_NOWARN);
 	if (!mc->va)
 		return -ENOMEM;
-	mc->dma = dma_map_single(nd->bus.parent, mc->va, mc->size, DMA_BIDIRECTIONAL);
-	if (dma_mapping_error(nd->bus.parent, mc->dma)) {
-		free_pages_exact(mc->va, mc->size);
-		return -ENOMEM;
-	}
 	mc->dma_mapped = true;
 	mc->pa = (u64)mc->dma | nd->mem.host_base;
 	return 0;
@@ -418,8 +438,7 @@ int neuron_mem_alloc(struct neuron_device *nd, const struct neuron_mem_request *
 			ret = -ENOMEM;
 			goto err_tree;
 		}
-		mc->handle = ((u64)(get_random_u32() | 1) << 32) | idx;
-		m->nr_handles++;
+		neuron_mem_handle_set_locked(m, mc, idx);
 		/* The caller's reference; the first one is the handle's. */
 		kref_get(&mc->ref);
 	}
@@ -564,8 +583,7 @@ int neuron_mem_handle_give(struct neuron_device *nd, struct neuron_mem_chunk *mc
 		neuron_mem_unhandle_locked(m, mc);
 		drop = mc;
 	}
-	mc->handle = ((u64)(get_random_u32() | 1) << 32) | idx;
-	m->nr_handles++;
+	neuron_mem_handle_set_locked(m, mc, idx);
 	kref_get(&mc->ref);
 	old = mc->owner;
 	mc->owner = get_pid(me);
@@ -684,12 +702,33 @@ void neuron_mem_usage(struct neuron_device *nd, struct pid *tgid, __kernel_size_
  * neuron_mem_device_gone() - the device is being removed
  * @nd: the device; no file operation runs any more
  *
- * Unmaps host chunks from the device while the bus device still exists,
- * and zaps user mappings of the device's dma-bufs (a later access gets
- * SIGBUS, never the released BAR); chunks themselves live on until their
- * files, dma-bufs and mappings go.
+ * No mapping is made any more, and user mappings of the device's dma-bufs
+ * are zapped (a later access gets SIGBUS, never the released BAR); chunks
+ * themselves live on until their files, dma-bufs and mappings go.  Once
+ * the files' mappings are zapped too, neuron_mem_host_free_all() gives the
+ * host chunks' memory back.
  */
 void neuron_mem_device_gone(struct neuron_device *nd)
+{
+	struct neuron_mem *m = &nd->mem;
+
+	mutex_lock(&m->lock);
+	m->gone = true;
+	/* No dma-buf mmap() succeeds any more: it checks @gone. */
+	neuron_dmabuf_zap_locked(nd);
+	mutex_unlock(&m->lock);
+}
+
+/**
+ * neuron_mem_host_free_all() - give back every host chunk's memory
+ * @nd: the device, gone (neuron_mem_device_gone()), with every user
+ *	mapping of it zapped and no plane attached
+ *
+ * Host chunks are coherent memory of the bus device, which must be given
+ * back while that device exists; the chunks themselves (an empty shell
+ * from now on) live on until their handles and mappings go.
+ */
+void neuron_mem_host_free_all(struct neuron_device *nd)
 {
 	struct neuron_mem *m = &nd->mem;
 	struct neuron_mem_chunk *mc;
@@ -698,7 +737,6 @@ void neuron_mem_device_gone(struct neuron_device *nd)
 	bool done = false;
 
 	mutex_lock(&m->lock);
-	m->gone = true;
 	/* A batch at a time: no chunk is made any more, some may go meanwhile. */
 	while (!done) {
 		for (batch = 0; batch < NEURON_MEM_WALK_BATCH; batch++) {
@@ -707,11 +745,8 @@ void neuron_mem_device_gone(struct neuron_device *nd)
 				done = true;
 				break;
 			}
-			if (mc->location == NEURON_MEM_HOST && mc->dma_mapped) {
-				dma_unmap_single(nd->bus.parent, mc->dma, mc->size,
-						 DMA_BIDIRECTIONAL);
-				mc->dma_mapped = false;
-			}
+			if (mc->location == NEURON_MEM_HOST)
+				neuron_mem_host_release(nd, mc);
 			/* The chunk ended at the top of the address space. */
 			if (!idx) {
 				done = true;
@@ -724,8 +759,6 @@ void neuron_mem_device_gone(struct neuron_device *nd)
 		cond_resched();
 		mutex_lock(&m->lock);
 	}
-	/* No dma-buf mmap() succeeds any more: it checks @gone. */
-	neuron_dmabuf_zap_locked(nd);
 	mutex_unlock(&m->lock);
 }
 
@@ -916,18 +949,18 @@ bool neuron_mem_is_chunk_vma(struct vm_area_struct *vma)
 	return vma->vm_ops == &neuron_mem_vm_ops;
 }
 
-static int neuron_mem_mmap_host(struct vm_area_struct *vma, struct neuron_mem_chunk *mc, u64 off)
+/* Map bytes [@off, @off + the mapping's length) of host chunk @mc; m->lock held. */
+static int neuron_mem_mmap_host(struct neuron_device *nd, struct vm_area_struct *vma,
+				struct neuron_mem_chunk *mc, u64 off)
 {
-	unsigned long addr, len = vma->vm_end - vma->vm_start;
+	unsigned long pgoff = vma->vm_pgoff;
 	int ret;
 
-	for (addr = 0; addr < len; addr += PAGE_SIZE) {
-		ret = vm_insert_page(vma, vma->vm_start + addr,
-				     virt_to_page(mc->va + off + addr));
-		if (ret)
-			return ret;
-	}
-	return 0;
+	/* dma_mmap_coherent() reads the offset in the buffer from vm_pgoff. */
+	vma->vm_pgoff = off >> PAGE_SHIFT;
+	ret = dma_mmap_coherent(nd->bus.parent, vma, mc->va, mc->dma, mc->size);
+	vma->vm_pgoff = pgoff;
+	return ret;
 }
 
 /**
@@ -993,7 +1026,7 @@ int neuron_mem_mmap(struct file *file, struct vm_area_struct *vma)
 	if (m->gone)
 		ret = -ENODEV;
 	else if (mc->location == NEURON_MEM_HOST)
-		ret = neuron_mem_mmap_host(vma, mc, off);
+		ret = neuron_mem_mmap_host(nd, vma, mc, off);
 	else if (nd->bus.mmap_bar)
 		ret = nd->bus.mmap_bar(nd->bus.ctx, m->bar, mc->bar_off + off, vma);
 	else

@@ -110,6 +110,7 @@ struct neuron_mem {
 void neuron_mem_init(struct neuron_device *nd);
 int neuron_mem_setup(struct neuron_device *nd);
 void neuron_mem_device_gone(struct neuron_device *nd);
+void neuron_mem_host_free_all(struct neuron_device *nd);
 void neuron_dmabuf_zap_locked(struct neuron_device *nd);
 void neuron_mem_fini(struct neuron_device *nd);
 void neuron_mem_debugfs_add(struct neuron_device *nd);

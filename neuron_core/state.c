@@ -168,6 +168,20 @@ void neuron_state_process_detach(struct neuron_device *nd, struct pid *tgid)
 }
 EXPORT_SYMBOL_IF_KUNIT(neuron_state_process_detach);
 
+/*
+ * Recorded, then rechecked (neuron_process_attached()): a process that
+ * detached while its call ran, after its detach looked, must not leave a
+ * model lock or an initialisation behind that no detach drops.  Return: 0,
+ * or -EACCES once what @me recorded is dropped.
+ */
+static int neuron_state_recheck(struct neuron_device *nd, struct pid *me)
+{
+	if (neuron_process_attached(nd, me))
+		return 0;
+	neuron_state_process_detach(nd, me);
+	return -EACCES;
+}
+
 /* Reservations and holding */
 
 /**
@@ -253,6 +267,24 @@ u32 neuron_state_foreign_ncs(struct neuron_device *nd, struct pid *tgid)
 	return map;
 }
 EXPORT_SYMBOL_IF_KUNIT(neuron_state_foreign_ncs);
+
+/**
+ * neuron_process_foreign_cores() - cores of a device other processes hold
+ * @nd: the device
+ *
+ * For a plane whose commands reach a NeuronCore's hardware (the DMA
+ * engines of a core): the cores of @nd that a process other than the
+ * caller reserved or holds by reset (Documentation/state.rst), which the
+ * caller must keep out of.  A snapshot, as neuron_state_foreign_ncs().
+ *
+ * Context: process context; takes a leaf mutex.
+ * Return: bit per core of @nd.
+ */
+u32 neuron_process_foreign_cores(struct neuron_device *nd)
+{
+	return neuron_state_foreign_ncs(nd, task_tgid(current));
+}
+EXPORT_SYMBOL_NS_GPL(neuron_process_foreign_cores, NEURON_NS);
 
 /* Whether @tgid holds core @nc of @nd; marks lock held. */
 static bool neuron_holds_locked(struct neuron_device *nd, struct pid *tgid, unsigned int nc)
@@ -798,9 +830,16 @@ static long neuron_crwl_ioctl(struct neuron_file *nf, void __user *arg, enum neu
 {
 	struct neuron_ioctl_crwl req;
 
+	long ret;
+
 	if (copy_from_user(&req, arg, sizeof(req)))
 		return -EFAULT;
-	return neuron_crwl_op(nf->nd, req.nc_id, &req.uuid, op);
+	ret = neuron_crwl_op(nf->nd, req.nc_id, &req.uuid, op);
+	/* A writer is recorded (also when the lock stays taken: -EALREADY). */
+	if (op == NEURON_CRWL_WRITER_ENTER && (!ret || ret == -EALREADY) &&
+	    neuron_state_recheck(nf->nd, task_tgid(current)))
+		return -EACCES;
+	return ret;
 }
 
 /**
@@ -975,6 +1014,12 @@ long neuron_ioctl_cinit_set_state(struct neuron_file *nf, void __user *arg)
 	ret = neuron_cinit_set(nf->nd, req.nc_id, req.state, &req.new_state);
 	if (ret)
 		return ret;
+	/* STARTED may have made the caller the initialiser. */
+	if (req.state == NEURON_CINIT_STATE_STARTED) {
+		ret = neuron_state_recheck(nf->nd, task_tgid(current));
+		if (ret)
+			return ret;
+	}
 	if (copy_to_user(arg, &req, sizeof(req)))
 		return -EFAULT;
 	return 0;

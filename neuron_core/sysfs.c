@@ -5,6 +5,7 @@
  * Documentation/ABI/testing/sysfs-class-neuron_device).
  */
 
+#include <linux/capability.h>
 #include <linux/device.h>
 #include <linux/kobject.h>
 #include <linux/sysfs.h>
@@ -37,11 +38,20 @@ static ssize_t reset_show(struct device *dev, struct device_attribute *attr, cha
 	return sysfs_emit(buf, "%d\n", neuron_state_code(READ_ONCE(to_nd(dev)->state)));
 }
 
+/*
+ * Any value asks for a reset of a device no process uses; "force" resets
+ * it even while processes are attached (all 16 attach slots may be taken
+ * by processes that never let go), for CAP_SYS_ADMIN only.
+ */
 static ssize_t reset_store(struct device *dev, struct device_attribute *attr,
 			   const char *buf, size_t count)
 {
-	int ret = neuron_device_request_reset(to_nd(dev));
+	bool force = sysfs_streq(buf, "force");
+	int ret;
 
+	if (force && !capable(CAP_SYS_ADMIN))
+		return -EPERM;
+	ret = neuron_device_request_reset(to_nd(dev), force);
 	return ret ? ret : count;
 }
 static DEVICE_ATTR_RW(reset);

@@ -14,6 +14,7 @@
 #include <neuron/dhal.h>
 #include <neuron/neuron_driver_shared.h>
 #include <neuron/udma.h>
+#include <neuron/version.h>
 
 /* Trn1: a 4x4 torus of 16 devices (and 32 as two of them). */
 static const u8 trn1_links[16 * 4] = {
@@ -205,4 +206,6 @@ NEURON_DHAL_ALIAS(7264);
 NEURON_DHAL_PCI_ALIAS(7264);
 MODULE_IMPORT_NS(NEURON_NS);
 MODULE_DESCRIPTION("AWS Neuron driver: Trainium1 / Inferentia2 hardware abstraction");
+MODULE_AUTHOR("The neuron driver authors");
 MODULE_LICENSE("GPL");
+MODULE_VERSION(NEURON_DRIVER_VERSION);

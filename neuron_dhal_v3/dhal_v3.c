@@ -13,6 +13,7 @@
 
 #include <neuron/compat.h>
 #include <neuron/dhal.h>
+#include <neuron/version.h>
 
 #include "dhal_v3.h"
 
@@ -60,4 +61,6 @@ NEURON_DHAL_ALIAS(7364);
 NEURON_DHAL_PCI_ALIAS(7364);
 MODULE_IMPORT_NS(NEURON_NS);
 MODULE_DESCRIPTION("AWS Neuron driver: Trainium2 hardware abstraction");
+MODULE_AUTHOR("The neuron driver authors");
 MODULE_LICENSE("GPL");
+MODULE_VERSION(NEURON_DRIVER_VERSION);

@@ -13,6 +13,7 @@
 
 #include <neuron/compat.h>
 #include <neuron/dhal.h>
+#include <neuron/version.h>
 
 #include "../neuron_dhal_v3/dhal_v3.h"
 
@@ -74,4 +75,6 @@ NEURON_DHAL_ALIAS(7565);
 NEURON_DHAL_PCI_ALIAS(7565);
 MODULE_IMPORT_NS(NEURON_NS);
 MODULE_DESCRIPTION("AWS Neuron driver: Trainium3 hardware abstraction");
+MODULE_AUTHOR("The neuron driver authors");
 MODULE_LICENSE("GPL");
+MODULE_VERSION(NEURON_DRIVER_VERSION);

@@ -26,6 +26,7 @@
 
 #include <neuron/compat.h>
 #include <neuron/device.h>
+#include <neuron/version.h>
 
 #include "sim.h"
 
@@ -556,3 +557,4 @@ NEURON_IMPORT_NS();
 MODULE_DESCRIPTION("AWS Neuron accelerator driver: device simulator");
 MODULE_AUTHOR("The neuron driver authors");
 MODULE_LICENSE("GPL");
+MODULE_VERSION(NEURON_DRIVER_VERSION);

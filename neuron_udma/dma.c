@@ -459,11 +459,55 @@ static int neuron_dma_wait(struct neuron_dma_chan *ch, bool killable)
 	return ret;
 }
 
-/* Kick what is queued and wait for it. */
+/*
+ * Set when the module starts unloading: transfers in flight end at their
+ * next piece, so that unloading waits for one piece rather than for
+ * whatever a caller queued (neuron_dma_stop()).
+ */
+static bool neuron_dma_stopping;
+
+/**
+ * neuron_dma_stop() - make every transfer in flight end at its next piece
+ *
+ * Called once, as the module unloads, before the plane unregisters (which
+ * waits for the calls in flight).  Transfers end with -EAGAIN from then on.
+ */
+void neuron_dma_stop(void)
+{
+	WRITE_ONCE(neuron_dma_stopping, true);
+}
+
+/**
+ * neuron_dma_stopped() - whether a long transfer must end before its next piece
+ * @dma: the device's DMA state
+ *
+ * Removal waits for the calls in flight, and unloading for the calls of
+ * the module's commands: each transfer checks this between pieces, so
+ * that they wait for one piece at most.
+ *
+ * Return: 0 to go on; -ENODEV when the device is being removed; -EAGAIN
+ * when the module is unloading.
+ */
+int neuron_dma_stopped(struct neuron_dma *dma)
+{
+	if (neuron_device_state(dma->nd) == NEURON_STATE_GONE)
+		return -ENODEV;
+	if (READ_ONCE(neuron_dma_stopping))
+		return -EAGAIN;
+	return 0;
+}
+
+/*
+ * Kick what is queued and wait for it; or, when the device is going or the
+ * module unloading, drop what is queued instead.  Every transfer of the
+ * driver moves its bytes through here, a piece (at most a ring) at a time.
+ */
 static int neuron_dma_run(struct neuron_dma_chan *ch, u64 bytes)
 {
-	int ret = neuron_dma_kick(ch);
+	int ret = neuron_dma_stopped(ch->dma);
 
+	if (!ret)
+		ret = neuron_dma_kick(ch);
 	if (ret) {
 		neuron_dma_chan_recover(ch);
 		return ret;
@@ -514,7 +558,9 @@ static u64 neuron_dma_pa(const struct neuron_mem_chunk *mc, u64 off)
  * channel keeps a reference on both chunks until the device goes.
  *
  * Return: 0, -EOPNOTSUPP without DMA support, -EINTR, -ETIMEDOUT, -EIO
- * (the engine aborted, or every channel of the device is dead).
+ * (the engine aborted, or every channel of the device is dead), -ENODEV
+ * (the device is being removed) or -EAGAIN (the module is unloading): a
+ * transfer ends at the next piece once either starts.
  */
 int neuron_dma_copy(struct neuron_device *nd, struct neuron_mem_chunk *src, u64 src_off,
 		    struct neuron_mem_chunk *dst, u64 dst_off, u64 size)
@@ -615,17 +661,88 @@ int neuron_dma_memset(struct neuron_device *nd, struct neuron_mem_chunk *mc, u64
 }
 
 /*
- * Zero-copy: pin up to NEURON_DMA_PIN_PAGES pages of the user buffer at a
- * time, map them for the device and let the engine move the bytes.  If the
- * channel dies meanwhile, the pages it was moving stay pinned and mapped,
- * kept by the channel (&neuron_dma_chan.pinned) until the device goes.
+ * Through a channel's bounce buffer, in one piece (@size at most
+ * NEURON_DMA_BOUNCE_SIZE).  User memory is touched with page faults
+ * disabled while the channel is held: a fault may take as long as user
+ * space wants (userfaultfd, FUSE) and would keep the channel from every
+ * other caller.  When the buffer is not all there, the channel is given
+ * back, the buffer faulted in with nothing held, and the piece run again
+ * (reading the chunk twice is harmless).
  */
-static int neuron_dma_user_pinned(struct neuron_dma_chan *ch, u64 pa, unsigned long ubuf,
-				  u64 size, bool to_chunk)
+static int neuron_dma_user_bounce(struct neuron_dma *dma, struct neuron_mem_chunk *mc, u64 pa,
+				  void __user *buf, u64 size, bool to_chunk)
 {
-	struct device *dev = neuron_dma_dev(ch->dma);
+	struct neuron_dma_chan *ch;
+	unsigned long left;
+	int ret;
+
+	for (;;) {
+		ch = neuron_dma_chan_get(dma, false);
+		if (IS_ERR(ch))
+			return PTR_ERR(ch);
+		ch->use[0] = mc;
+		left = 0;
+		if (to_chunk) {
+			pagefault_disable();
+			left = __copy_from_user_inatomic(ch->bounce, buf, size);
+			pagefault_enable();
+		}
+		ret = 0;
+		if (!left) {
+			ret = neuron_dma_queue_copy(ch, to_chunk ? ch->bounce_pa : pa,
+						    to_chunk ? pa : ch->bounce_pa, size,
+						    NEURON_UDMA_COPY_WR_BARRIER);
+			if (!ret)
+				ret = neuron_dma_run(ch, size);
+		}
+		if (!ret && !left && !to_chunk) {
+			pagefault_disable();
+			left = __copy_to_user_inatomic(buf, ch->bounce, size);
+			pagefault_enable();
+		}
+		neuron_dma_chan_put(ch);
+		if (ret || !left)
+			return ret;
+		if (to_chunk ? fault_in_readable(buf, size) : fault_in_safe_writeable(buf, size))
+			return -EFAULT;
+		if (fatal_signal_pending(current))
+			return -EINTR;
+	}
+}
+
+/* Through the bounce buffer, a piece at a time. */
+static int neuron_dma_user_bounced(struct neuron_dma *dma, struct neuron_mem_chunk *mc, u64 pa,
+				   void __user *buf, u64 size, bool to_chunk)
+{
+	while (size) {
+		u64 n = min_t(u64, size, NEURON_DMA_BOUNCE_SIZE);
+		int ret;
+
+		ret = neuron_dma_user_bounce(dma, mc, pa, buf, n, to_chunk);
+		if (ret)
+			return ret;
+		pa += n;
+		buf += n;
+		size -= n;
+	}
+	return 0;
+}
+
+/*
+ * Zero-copy: pin up to NEURON_DMA_PIN_PAGES pages of the user buffer at a
+ * time, map them for the device, then take a channel and let its engine
+ * move the bytes.  Pinning may fault, and a fault may take as long as user
+ * space wants (userfaultfd, FUSE), so it happens with no channel held.  If
+ * the channel dies meanwhile, the pages it was moving stay pinned and
+ * mapped, kept by the channel (&neuron_dma_chan.pinned) until the device
+ * goes.
+ */
+static int neuron_dma_user_pinned(struct neuron_dma *dma, struct neuron_mem_chunk *mc, u64 pa,
+				  unsigned long ubuf, u64 size, bool to_chunk)
+{
+	struct device *dev = neuron_dma_dev(dma);
 	enum dma_data_direction dir = to_chunk ? DMA_TO_DEVICE : DMA_FROM_DEVICE;
-	u64 host = neuron_device_host_base(ch->dma->nd);
+	u64 host = neuron_device_host_base(dma->nd);
 	/* Segments the device takes, each one descriptor at most. */
 	unsigned int max_seg = round_down(min_t(unsigned int, dma_get_max_seg_size(dev),
 						NEURON_UDMA_MAX_DESC_LEN), PAGE_SIZE);
@@ -642,17 +759,36 @@ static int neuron_dma_user_pinned(struct neuron_dma_chan *ch, u64 pa, unsigned l
 		unsigned int off = offset_in_page(ubuf);
 		u64 n = min_t(u64, size, (u64)NEURON_DMA_PIN_PAGES * PAGE_SIZE - off);
 		int npages = DIV_ROUND_UP(off + n, PAGE_SIZE), pinned;
+		struct neuron_dma_chan *ch;
 		struct scatterlist *sg;
 		struct sg_table sgt;
 		unsigned int i;
 		u64 dst = pa;
 
+		ret = neuron_dma_stopped(dma);
+		if (ret)
+			break;
 		pinned = pin_user_pages_fast(first, npages, to_chunk ? 0 : FOLL_WRITE, pages);
 		if (pinned != npages) {
 			if (pinned > 0)
 				unpin_user_pages(pages, pinned);
-			ret = pinned < 0 ? pinned : -EFAULT;
-			break;
+			if (pinned < 0 && pinned != -EFAULT) {
+				ret = pinned;
+				break;
+			}
+			/*
+			 * Memory that cannot be pinned (a mapping of chunks,
+			 * which has no struct pages to pin) goes through the
+			 * bounce buffer.  A bad address fails first: nothing
+			 * of a buffer with a hole may reach the chunk.
+			 */
+			if (to_chunk && fault_in_readable((const char __user *)ubuf, n)) {
+				ret = -EFAULT;
+				break;
+			}
+			ret = neuron_dma_user_bounced(dma, mc, pa, (void __user *)ubuf, n,
+						      to_chunk);
+			goto next;
 		}
 		ret = sg_alloc_table_from_pages_segment(&sgt, pages, npages, off, n, max_seg,
 							GFP_KERNEL);
@@ -661,6 +797,12 @@ static int neuron_dma_user_pinned(struct neuron_dma_chan *ch, u64 pa, unsigned l
 		ret = dma_map_sgtable(dev, &sgt, dir, 0);
 		if (ret)
 			goto free_table;
+		ch = neuron_dma_chan_get(dma, false);
+		if (IS_ERR(ch)) {
+			ret = PTR_ERR(ch);
+			goto unmap;
+		}
+		ch->use[0] = mc;
 		for_each_sgtable_dma_sg(&sgt, sg, i) {
 			u64 seg = sg_dma_address(sg) | host, len = sg_dma_len(sg);
 
@@ -685,47 +827,25 @@ static int neuron_dma_user_pinned(struct neuron_dma_chan *ch, u64 pa, unsigned l
 			ch->pinned.npages = npages;
 			ch->pinned.sgt = sgt;
 			ch->pinned.dir = dir;
-			atomic64_add(npages, &ch->dma->dead_pages);
+			atomic64_add(npages, &dma->dead_pages);
+			neuron_dma_chan_put(ch);
 			pages = NULL;
 			break;
 		}
+		neuron_dma_chan_put(ch);
+unmap:
 		dma_unmap_sgtable(dev, &sgt, dir, 0);
 free_table:
 		sg_free_table(&sgt);
 unpin:
 		unpin_user_pages_dirty_lock(pages, npages, !to_chunk);
+next:
 		pa += n;
 		ubuf += n;
 		size -= n;
 	}
 	kvfree(pages);
 	return ret;
-}
-
-/* Through the channel's bounce buffer, a piece at a time. */
-static int neuron_dma_user_bounce(struct neuron_dma_chan *ch, u64 pa, void __user *buf,
-				  u64 size, bool to_chunk)
-{
-	while (size) {
-		u64 n = min_t(u64, size, NEURON_DMA_BOUNCE_SIZE);
-		int ret;
-
-		if (to_chunk && copy_from_user(ch->bounce, buf, n))
-			return -EFAULT;
-		ret = neuron_dma_queue_copy(ch, to_chunk ? ch->bounce_pa : pa,
-					    to_chunk ? pa : ch->bounce_pa, n,
-					    NEURON_UDMA_COPY_WR_BARRIER);
-		if (!ret)
-			ret = neuron_dma_run(ch, n);
-		if (ret)
-			return ret;
-		if (!to_chunk && copy_to_user(buf, ch->bounce, n))
-			return -EFAULT;
-		pa += n;
-		buf += n;
-		size -= n;
-	}
-	return 0;
 }
 
 /**
@@ -746,10 +866,9 @@ static int neuron_dma_user_bounce(struct neuron_dma_chan *ch, u64 pa, void __use
 int neuron_dma_user_copy(struct neuron_device *nd, struct neuron_mem_chunk *mc, u64 off,
 			 void __user *buf, u64 size, bool to_chunk)
 {
-	struct neuron_dma_chan *ch;
 	u64 end;
-	int ret;
 
+	BUILD_BUG_ON(NEURON_DMA_BOUNCE_MAX > NEURON_DMA_BOUNCE_SIZE);
 	if (!size)
 		return 0;
 	if (check_add_overflow((u64)(uintptr_t)buf, size, &end) || !access_ok(buf, size))
@@ -757,17 +876,11 @@ int neuron_dma_user_copy(struct neuron_device *nd, struct neuron_mem_chunk *mc, 
 	if (to_chunk && size > (u64)NEURON_DMA_PIN_PAGES * PAGE_SIZE - offset_in_page(buf) &&
 	    fault_in_readable(buf, size))
 		return -EFAULT;
-	ch = neuron_dma_chan_get(neuron_dma_of(nd), false);
-	if (IS_ERR(ch))
-		return PTR_ERR(ch);
-	ch->use[0] = mc;
 	if (size <= NEURON_DMA_BOUNCE_MAX)
-		ret = neuron_dma_user_bounce(ch, neuron_dma_pa(mc, off), buf, size, to_chunk);
-	else
-		ret = neuron_dma_user_pinned(ch, neuron_dma_pa(mc, off), (uintptr_t)buf, size,
-					     to_chunk);
-	neuron_dma_chan_put(ch);
-	return ret;
+		return neuron_dma_user_bounce(neuron_dma_of(nd), mc, neuron_dma_pa(mc, off), buf,
+					      size, to_chunk);
+	return neuron_dma_user_pinned(neuron_dma_of(nd), mc, neuron_dma_pa(mc, off),
+				      (uintptr_t)buf, size, to_chunk);
 }
 
 /**

@@ -374,6 +374,8 @@ void neuron_dma_file_drain(struct neuron_file *nf);
 int neuron_dma_attach(struct neuron_device *nd, void **priv);
 void neuron_dma_publish(struct neuron_device *nd, void *priv);
 void neuron_dma_detach_device(struct neuron_device *nd, void *priv);
+void neuron_dma_stop(void);
+int neuron_dma_stopped(struct neuron_dma *dma);
 void neuron_dma_file_release(struct neuron_file *nf, void *fpriv);
 void neuron_dma_process_detach(struct neuron_device *nd, void *priv, struct pid *tgid);
 void neuron_dma_cores_reset(struct neuron_device *nd, void *priv, u32 cores);

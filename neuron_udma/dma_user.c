@@ -83,6 +83,22 @@ static struct neuron_dma_ueng *neuron_uq_engine(struct neuron_dma *dma, u32 eng_
 	return ue;
 }
 
+/*
+ * -EACCES when engine @eng_id belongs to a NeuronCore another process
+ * holds (reserved it, or reset it: Documentation/state.rst): like the
+ * core's registers, its engines are out of reach then.  Looked at once per
+ * call, before the engine's lock is taken (the holds lock is a leaf).
+ */
+static int neuron_uq_core_check(struct neuron_device *nd, u32 eng_id)
+{
+	u32 ncs = neuron_device_dhal(nd)->layout->nc_count;
+
+	if (neuron_dma_engine_cores(neuron_dma_of(nd)->gen, ncs, eng_id) &
+	    neuron_process_foreign_cores(nd))
+		return -EACCES;
+	return 0;
+}
+
 /* Program the engine if it never was, or was before the last device reset. */
 static int neuron_uq_engine_ready(struct neuron_dma *dma, struct neuron_dma_ueng *ue)
 {
@@ -225,7 +241,8 @@ static int neuron_uq_half_setup(struct neuron_dma *dma, struct neuron_dma_uhalf 
  * (-EBUSY).
  *
  * Return: 0; -EINVAL for a bad id, count, ring or a completion ring;
- * -EBUSY for a host engine, another process's queue or a dead one (see
+ * -EACCES for an engine of a core another process holds; -EBUSY for a
+ * host engine, another process's queue or a dead one (see
  * neuron_dma_queue_release()); -ENOMEM.
  */
 int neuron_dma_queue_init(struct neuron_device *nd, const struct neuron_ioctl_dma_queue_init *a)
@@ -242,6 +259,9 @@ int neuron_dma_queue_init(struct neuron_device *nd, const struct neuron_ioctl_dm
 		return PTR_ERR(ue);
 	if (a->qid >= dma->gen->queues || a->rxc_handle)
 		return -EINVAL;
+	ret = neuron_uq_core_check(nd, a->eng_id);
+	if (ret)
+		return ret;
 	/* @a->qid comes from user space. */
 	qid = array_index_nospec(a->qid, dma->gen->queues);
 	mutex_lock(&ue->lock);
@@ -273,6 +293,17 @@ int neuron_dma_queue_init(struct neuron_device *nd, const struct neuron_ioctl_dm
 	if (ret)
 		goto err;
 	mutex_unlock(&ue->lock);
+	/*
+	 * Recorded, then rechecked (neuron_process_attached()): a process
+	 * that detached meanwhile must not own a queue no detach will free.
+	 */
+	if (!neuron_process_attached(nd, task_tgid(current))) {
+		mutex_lock(&ue->lock);
+		if (uq->owner == task_tgid(current))
+			neuron_uq_release_locked(dma, ue, qid, true);
+		mutex_unlock(&ue->lock);
+		return -EACCES;
+	}
 	return 0;
 err:
 	neuron_uq_release_locked(dma, ue, qid, false);
@@ -662,25 +693,41 @@ out:
 int neuron_dma_descriptor_copyout(struct neuron_device *nd, u32 eng_id, u32 qid, u32 type,
 				  u32 start, u32 count, void __user *buf)
 {
+	struct neuron_udma_desc *copy;
 	struct neuron_dma_ueng *ue;
 	struct neuron_dma_uhalf *h;
-	u64 end;
+	u64 end, bytes;
 	int ret = -EINVAL;
 
 	if (type != NEURON_DMA_QUEUE_TYPE_TX && type != NEURON_DMA_QUEUE_TYPE_RX)
 		return -EINVAL;
+	if (!count || count > NEURON_DMA_UQ_MAX_DESCS)
+		return -EINVAL;
+	/*
+	 * Copied out of the engine's lock: a fault on @buf may take as long as
+	 * user space wants, and would stall everyone using the engine.
+	 */
+	bytes = (u64)count * sizeof(*copy);
+	copy = kvmalloc(bytes, GFP_KERNEL_ACCOUNT);
+	if (!copy)
+		return -ENOMEM;
 	ue = neuron_uq_get_live(nd, eng_id, qid);
-	if (IS_ERR(ue))
+	if (IS_ERR(ue)) {
+		kvfree(copy);
 		return PTR_ERR(ue);
+	}
 	qid = array_index_nospec(qid, NEURON_UDMA_MAX_QUEUES);	/* checked */
 	h = &ue->q[qid].half[type == NEURON_DMA_QUEUE_TYPE_TX ? UQ_TX : UQ_RX];
-	if (count && !check_add_overflow((u64)start, (u64)count, &end) && end <= h->size) {
+	if (!check_add_overflow((u64)start, (u64)count, &end) && end <= h->size) {
 		/* @start comes from user space. */
 		start = array_index_nospec(start, h->size);
-		ret = copy_to_user(buf, &h->shadow[start], (u64)count * sizeof(*h->shadow)) ?
-		      -EFAULT : 0;
+		memcpy(copy, &h->shadow[start], bytes);
+		ret = 0;
 	}
 	mutex_unlock(&ue->lock);
+	if (!ret && copy_to_user(buf, copy, bytes))
+		ret = -EFAULT;
+	kvfree(copy);
 	return ret;
 }
 
@@ -699,6 +746,9 @@ static int neuron_uq_engine_op(struct neuron_device *nd, u32 eng_id,
 
 	if (IS_ERR(ue))
 		return PTR_ERR(ue);
+	ret = neuron_uq_core_check(nd, eng_id);
+	if (ret)
+		return ret;
 	mutex_lock(&ue->lock);
 	for (q = 0; q < NEURON_UDMA_MAX_QUEUES; q++)
 		if (ue->q[q].owner && ue->q[q].owner != task_tgid(current))
@@ -731,8 +781,9 @@ static int neuron_uq_set_state(struct neuron_dma *dma, struct neuron_dma_ueng *u
  *
  * Only while no other process has a queue on it.
  *
- * Return: 0; -EINVAL for a bad id; -EBUSY for a host engine or one another
- * process uses; -ENOMEM.
+ * Return: 0; -EINVAL for a bad id; -EACCES for an engine of a core another
+ * process holds; -EBUSY for a host engine or one another process uses;
+ * -ENOMEM.
  */
 int neuron_dma_eng_init(struct neuron_device *nd, u32 eng_id)
 {
@@ -748,8 +799,9 @@ int neuron_dma_eng_init(struct neuron_device *nd, u32 eng_id)
  * Both halves change.  Only while no other process has a queue on the
  * engine; an engine never programmed is programmed first.
  *
- * Return: 0; -EINVAL for a bad id or state; -EBUSY for a host engine or one
- * another process uses; -ENOMEM.
+ * Return: 0; -EINVAL for a bad id or state; -EACCES for an engine of a
+ * core another process holds; -EBUSY for a host engine or one another
+ * process uses; -ENOMEM.
  */
 int neuron_dma_eng_set_state(struct neuron_device *nd, u32 eng_id, enum neuron_udma_state state)
 {

@@ -129,8 +129,10 @@ static int neuron_zc_piece(struct neuron_device *nd, struct neuron_mem_chunk *mc
  *	a flag that ends the run early, from a kernel thread
  * @mm: with @stop, the address space of the buffers (mmgrab())
  *
- * Return: 0; -ECANCELED when @stop ended it or @mm is gone; the first copy
- * error, after which nothing more moves.
+ * Return: 0; -ECANCELED when @stop ended it or @mm is gone; -ENODEV or
+ * -EAGAIN when the device is being removed or the module unloading
+ * (neuron_dma_stopped()); the first copy error, after which nothing more
+ * moves.
  */
 int neuron_zc_batches_run(struct neuron_device *nd, const struct neuron_zc_batch *b, u32 n,
 			  bool to_dev, const bool *stop, struct mm_struct *mm)
@@ -145,6 +147,10 @@ int neuron_zc_batches_run(struct neuron_device *nd, const struct neuron_zc_batch
 			u8 __user *ubuf = neuron_user_ptr(op->buffer);
 			u64 off = b[i].base + op->offset;
 
+			/* Host chunks are copied by the CPU: look between operations too. */
+			ret = neuron_dma_stopped(neuron_dma_of(nd));
+			if (ret)
+				break;
 			if (!stop) {
 				ret = neuron_mem_buf_copy(nd, b[i].mc, ubuf, op->size, off, to_dev);
 				continue;

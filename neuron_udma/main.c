@@ -74,7 +74,23 @@ static const struct neuron_plane neuron_dma_plane = {
 	.cores_reset = neuron_dma_cores_reset,
 	.device_reset = neuron_dma_device_reset,
 };
-module_neuron_plane(neuron_dma_plane);
+
+static int __init neuron_udma_init(void)
+{
+	return neuron_plane_register(&neuron_dma_plane);
+}
+module_init(neuron_udma_init);
+
+/*
+ * Transfers in flight end at their next piece before the plane waits for
+ * the calls in flight, so unloading never waits for a long user transfer.
+ */
+static void __exit neuron_udma_exit(void)
+{
+	neuron_dma_stop();
+	neuron_plane_unregister(&neuron_dma_plane);
+}
+module_exit(neuron_udma_exit);
 
 NEURON_PLANE_ALIAS("dma");
 NEURON_IMPORT_NS();

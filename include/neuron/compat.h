@@ -74,6 +74,13 @@ static inline void neuron_vm_flags_clear(struct vm_area_struct *vma, unsigned lo
 #define NEURON_CLASS_CONST
 #endif
 
+/* A class's devnode callback takes a const device since 6.2. */
+#if LINUX_VERSION_CODE >= KERNEL_VERSION(6, 2, 0)
+#define NEURON_DEVNODE_CONST	const
+#else
+#define NEURON_DEVNODE_CONST
+#endif
+
 /*
  * KUnit static stubs (6.3): a function that starts with
  * KUNIT_STATIC_STUB_REDIRECT() can be replaced by a test.  Before 6.3 the

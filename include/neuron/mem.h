@@ -39,9 +39,11 @@ enum neuron_mem_location {
  * @acct_type: category it is accounted under (the location's UNKNOWN type
  *	when @mem_type belongs to the other location)
  * @bar_off: offset of a device chunk in the device-memory BAR
- * @va: kernel address of a host chunk's pages
- * @dma: DMA address of a host chunk; valid while @dma_mapped
- * @dma_mapped: @dma is mapped for the device (cleared when the device goes)
+ * @va: kernel address of a host chunk's coherent memory; valid while
+ *	@dma_mapped
+ * @dma: its DMA address; likewise
+ * @dma_mapped: the host chunk has its memory (given back, and cleared, at
+ *	its last reference or when the device goes)
  */
 struct neuron_mem_chunk {
 	struct kref ref;

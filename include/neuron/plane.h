@@ -200,6 +200,7 @@ int neuron_plane_register(const struct neuron_plane *plane);
 void neuron_plane_unregister(const struct neuron_plane *plane);
 void *neuron_plane_priv(struct neuron_device *nd, enum neuron_plane_id id);
 bool neuron_process_attached(struct neuron_device *nd, struct pid *tgid);
+u32 neuron_process_foreign_cores(struct neuron_device *nd);
 
 /**
  * module_neuron_plane() - a plane module's init and exit

@@ -11,6 +11,7 @@
 #include <linux/string.h>
 
 #include <neuron/compat.h>
+#include <neuron/version.h>
 
 #include "../core.h"
 
@@ -79,6 +80,8 @@ static struct kunit_suite core_module_suite = {
 kunit_test_suite(core_module_suite);
 
 MODULE_DESCRIPTION("KUnit tests for neuron_core module setup");
+MODULE_AUTHOR("The neuron driver authors");
 MODULE_LICENSE("GPL");
+MODULE_VERSION(NEURON_DRIVER_VERSION);
 NEURON_IMPORT_TESTS_NS();
 MODULE_IMPORT_NS(NEURON_NS);

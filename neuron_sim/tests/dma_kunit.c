@@ -17,6 +17,7 @@
 #include <neuron/compat.h>
 #include <neuron/dhal.h>
 #include <neuron/udma.h>
+#include <neuron/version.h>
 
 #include "nsim_kunit.h"
 #include "../../neuron_udma/udma_priv.h"
@@ -288,6 +289,8 @@ static struct kunit_suite sim_dma_suite = {
 kunit_test_suite(sim_dma_suite);
 
 MODULE_DESCRIPTION("KUnit tests for the neuron_sim register model, DMA engines and notification queues");
+MODULE_AUTHOR("The neuron driver authors");
 MODULE_LICENSE("GPL");
+MODULE_VERSION(NEURON_DRIVER_VERSION);
 NEURON_IMPORT_TESTS_NS();
 MODULE_IMPORT_NS(NEURON_NS);

@@ -20,6 +20,7 @@
 #include <neuron/compat.h>
 #include <neuron/dhal.h>
 #include <neuron/udma.h>
+#include <neuron/version.h>
 
 #include "../dma.h"
 #include "../udma_priv.h"
@@ -750,6 +751,8 @@ static struct kunit_suite udma_suite = {
 kunit_test_suite(udma_suite);
 
 MODULE_DESCRIPTION("KUnit tests for neuron_udma");
+MODULE_AUTHOR("The neuron driver authors");
 MODULE_LICENSE("GPL");
+MODULE_VERSION(NEURON_DRIVER_VERSION);
 NEURON_IMPORT_TESTS_NS();
 MODULE_IMPORT_NS(NEURON_NS);

@@ -9,6 +9,8 @@
 #include <sys/socket.h>
 #include <sys/uio.h>
 
+#include <neuron/neuron_ioctl.h>
+
 #include "kselftest_harness.h"
 #include "neuron_test.h"
 
@@ -491,6 +493,20 @@ TEST_F_TIMEOUT(dev, attach_table_is_bounded, 300)
 		}
 		ASSERT_EQ(extra, waitpid(extra, &st, 0));
 		EXPECT_EQ(0, WEXITSTATUS(st));
+	}
+	/*
+	 * Sixteen processes that never let go cannot keep an administrator
+	 * from resetting the device: a plain request is refused, "force" is
+	 * not, and the processes keep working files.
+	 */
+	EXPECT_EQ(-EBUSY, nt_write(CLASS_DIR "/neuron8/reset", "1"));
+	EXPECT_EQ(0, nt_write(CLASS_DIR "/neuron8/reset", "force"));
+	expect_ready(_metadata, 8, 8, "v3", "neuron_dhal_v3");
+	{
+		__u8 ready = 0;
+
+		EXPECT_EQ(0, ioctl(fd, NEURON_IOCTL_DEVICE_READY, &ready));
+		EXPECT_EQ(1, ready);
 	}
 	close(p[1]);
 	close(p[0]);

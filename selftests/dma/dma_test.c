@@ -31,6 +31,8 @@
 #include <signal.h>
 #include <stdint.h>
 #include <sys/mman.h>
+#include <sys/syscall.h>
+#include <linux/userfaultfd.h>
 
 #include <neuron/neuron_ioctl.h>
 
@@ -2052,25 +2054,6 @@ static void cq_expect(struct __test_metadata *_metadata, neuron_h2d_dma_compl_qu
 	EXPECT_EQ(ctx, e->context);
 }
 
-/* A counter of the device's DMA debugfs file, or -1. */
-static long long dma_stat(int index, const char *name)
-{
-	char path[96], line[96];
-	long long v = -1;
-	size_t len = strlen(name);
-	FILE *f;
-
-	snprintf(path, sizeof(path), "/sys/kernel/debug/neuron/neuron%d/dma", index);
-	f = fopen(path, "r");
-	if (!f)
-		return -1;
-	while (fgets(line, sizeof(line), f))
-		if (!strncmp(line, name, len) && line[len] == ':')
-			v = strtoll(line + len + 1, NULL, 10);
-	fclose(f);
-	return v;
-}
-
 /*
  * The asynchronous form of MEM_BUF_ZEROCOPY64_BATCHES (non-zero
  * sequence_num) and its completion queues: both ways, in order with the
@@ -2590,7 +2573,6 @@ static void fault_busy(struct __test_metadata *_metadata, struct dma_self *self,
 	unsigned int i, dead;
 	struct tchunk h, d, d2;
 	unsigned char *buf;
-	char st[32];
 	long ret, t;
 
 	ASSERT_GE(4, chans);
@@ -2710,15 +2692,236 @@ static void fault_busy(struct __test_metadata *_metadata, struct dma_self *self,
 		EXPECT_GT(npages, pins - pins0) TH_LOG("pages still pinned after the device went");
 
 	/* The device comes back for the teardown's accounting, fresh. */
-	ASSERT_EQ(0, nt_sim_add(DEV, variant->g->gen));
-	ASSERT_STREQ("ready", nt_sim_settle(DEV, st, sizeof(st), SETTLE_MS));
-	ASSERT_EQ(0, nt_read(st, sizeof(st), SIM_BUS "/devices/neuron_sim%d/index", DEV));
-	ASSERT_EQ(self->index, atoi(st));
-	self->fd = open_node(self->index, O_RDWR);
-	ASSERT_LE(0, self->fd);
-	ASSERT_EQ(0, mcount_read(self->index, &self->start));
+	sim_device_back(_metadata, DEV, variant->g->gen, self->index, SETTLE_MS, &self->fd,
+			&self->start);
 	EXPECT_EQ(0, sim_get("dma_busy_after_disable"));
 	ASSERT_EQ(0, nt_write(DMA_TIMEOUT, "%s", self->timeout));
+}
+
+/* ---- Removal and unloading with a maximal user transfer queued -------- */
+
+#define HUGE_CHUNK	(64 * MIB)
+#define HUGE_OPS	65536	/* the most one call takes: 4 TiB in all */
+
+/*
+ * In a child: one synchronous MEM_BUF_ZEROCOPY64_BATCHES call moving a
+ * 64 MiB buffer into a device chunk HUGE_OPS times, which would take days.
+ * Sends 0 when it starts, then the call's result.
+ */
+static void huge_transfer_child(const struct dma_self *self, int wfd)
+{
+	nrt_tensor_batch_op_t *ops = calloc(HUGE_OPS, sizeof(*ops));
+	unsigned char *ubuf = malloc(HUGE_CHUNK);
+	int cfd = open_node(self->index, O_RDWR), fails = 0, k;
+	neuron_memcpy_batch_t b;
+	__u64 h = 0, v[2] = { 0, 0 };
+
+	CHILD_CHECK(cfd >= 0 && ops && ubuf);
+	CHILD_CHECK(alloc_dev(cfd, HUGE_CHUNK, 0, &h) == 0);
+	if (fails)
+		_exit(child_status(fails));
+	memset(ubuf, 0x6b, HUGE_CHUNK);
+	for (k = 0; k < HUGE_OPS; k++)
+		ops[k] = (nrt_tensor_batch_op_t){ .buffer = ubuf, .size = HUGE_CHUNK };
+	b = (neuron_memcpy_batch_t){ .mem_handle = h, .ops_ptr = ops, .num_ops = HUGE_OPS };
+	CHILD_CHECK(put_u64s(wfd, v, 2) == 0);
+	v[0] = 1;
+	v[1] = zc_batches(cfd, &b, 1, 1, NEURON_DMA_H2T_DEFAULT_QID, 0);
+	CHILD_CHECK(put_u64s(wfd, v, 2) == 0);
+	_exit(child_status(fails));
+}
+
+/*
+ * Start huge_transfer_child(), wait until its bytes move, then run @stop
+ * ("remove" the device or "unload" neuron_udma) and time it.  The call
+ * must end with @want within one piece, not when its terabytes are done.
+ */
+static void huge_transfer_stopped(struct __test_metadata *_metadata, struct dma_self *self,
+				  const char *stop, long want)
+{
+	long long b0, b = 0;
+	__u64 msg[2];
+	int up[2];
+	pid_t child;
+	long t;
+
+	ASSERT_EQ(0, pipe(up));
+	child = spawn(_metadata, &self->undo);
+	if (child == 0) {
+		close(up[0]);
+		huge_transfer_child(self, up[1]);
+	}
+	close(up[1]);
+	ASSERT_TRUE(get_u64s_within(up[0], msg, 2, 20000)) TH_LOG("the child did not start");
+	ASSERT_EQ(0, msg[0]);
+	b0 = sim_get("dma_bytes");
+	for (t = nt_now_ms(); nt_now_ms() - t < 20000; usleep(20000)) {
+		b = sim_get("dma_bytes");
+		if (b - b0 >= (long long)(2 * HUGE_CHUNK))
+			break;
+	}
+	ASSERT_LE(b0 + (long long)(2 * HUGE_CHUNK), b) TH_LOG("the transfer does not move");
+
+	t = nt_now_ms();
+	if (!strcmp(stop, "remove")) {
+		close(self->fd);
+		self->fd = -1;
+		ASSERT_EQ(0, nt_sim_del(DEV));
+	} else {
+		ASSERT_EQ(0, nt_sh("modprobe -r neuron_udma"));
+	}
+	t = nt_now_ms() - t;
+	TH_LOG("%s: done %ld ms after it started, with %d x %llu MiB queued", stop, t,
+	       HUGE_OPS, HUGE_CHUNK / MIB);
+	/* A piece is 2 MiB; the debug kernel under TCG is slow, but not this slow. */
+	EXPECT_GT(10000, t) TH_LOG("%s waited for the user's transfer", stop);
+	ASSERT_TRUE(get_u64s_within(up[0], msg, 2, 20000)) TH_LOG("the call did not end");
+	EXPECT_EQ(1, msg[0]);
+	EXPECT_EQ(want, (long)msg[1]) TH_LOG("the transfer after %s", stop);
+	close(up[0]);
+	EXPECT_EQ(0, reap(&self->undo, child));
+}
+
+/*
+ * Removing the device, or unloading the DMA plane, while a process has
+ * terabytes of transfer queued in one call: both end the call at its next
+ * piece (-ENODEV, -EAGAIN) instead of waiting for it.
+ */
+TEST_F_TIMEOUT(dma, removal_bounded, 300)
+{
+	ASSERT_EQ(0, set_timeout(30000));
+	huge_transfer_stopped(_metadata, self, "unload", -EAGAIN);
+	/* The plane comes back with its next command; the counters stay the device's. */
+	ASSERT_EQ(0, nt_sh("modprobe neuron_udma"));
+	if (self->timeout[0])
+		ASSERT_EQ(0, nt_write(DMA_TIMEOUT, "%s", self->timeout));
+	mcount_reach(self->index, &self->start, RELEASE_MS);
+	check_counts(_metadata, self->index, &self->start, "after the unload");
+
+	huge_transfer_stopped(_metadata, self, "remove", -ENODEV);
+	/* The device comes back for the teardown's accounting, fresh. */
+	sim_device_back(_metadata, DEV, variant->g->gen, self->index, SETTLE_MS, &self->fd,
+			&self->start);
+}
+
+/* ---- A user buffer whose page fault never resolves --------------------- */
+
+#define STALLERS	6	/* more than the channels of any device */
+
+struct staller {
+	int fd;
+	__u64 h;
+	unsigned char *buf;
+	__u64 size;
+	long ret;
+	pthread_t t;
+};
+
+static void *staller_run(void *arg)
+{
+	struct staller *st = arg;
+
+	/* Into the chunk: the driver reads the buffer, whose fault waits for us. */
+	st->ret = buf_copy(st->fd, 1, st->h, st->buf, st->size, 0, 1);
+	return NULL;
+}
+
+/* Pending faults of @uffd, read within @ms; each thread stalls on its own page. */
+static int uffd_faults(int uffd, int want, int ms)
+{
+	struct uffd_msg msg;
+	struct pollfd p = { .fd = uffd, .events = POLLIN };
+	long t0 = nt_now_ms();
+	int got = 0;
+
+	while (got < want && nt_now_ms() - t0 < ms) {
+		if (poll(&p, 1, 100) <= 0)
+			continue;
+		if (read(uffd, &msg, sizeof(msg)) == sizeof(msg) &&
+		    msg.event == UFFD_EVENT_PAGEFAULT)
+			got++;
+	}
+	return got;
+}
+
+/*
+ * Threads whose copies fault on userfaultfd-registered memory that nobody
+ * resolves: bounce-sized copies and pinned ones, more of them than the
+ * device has channels.  No channel may be held while a fault waits, so
+ * another process's copies go on meanwhile; once the faults resolve (the
+ * userfaultfd closes), the stalled copies finish too.
+ */
+TEST_F_TIMEOUT(dma, user_fault_stall, 300)
+{
+	struct uffdio_api api = { .api = UFFD_API };
+	struct uffdio_register reg = { .mode = UFFDIO_REGISTER_MODE_MISSING };
+	struct staller st[STALLERS];
+	const size_t span = 8 * pg;
+	unsigned char *area;
+	struct tchunk d;
+	__u64 msg[2] = { 1, 1 };
+	int uffd, up[2], i, n;
+	pid_t child;
+
+	uffd = syscall(__NR_userfaultfd, O_CLOEXEC | O_NONBLOCK);
+	if (uffd < 0)
+		SKIP(return, "no userfaultfd in this kernel (%s)", strerror(errno));
+	ASSERT_EQ(0, ioctl(uffd, UFFDIO_API, &api));
+	area = mmap(NULL, STALLERS * span, RW, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	ASSERT_NE(MAP_FAILED, area);
+	reg.range.start = (uintptr_t)area;
+	reg.range.len = STALLERS * span;
+	ASSERT_EQ(0, ioctl(uffd, UFFDIO_REGISTER, &reg));
+
+	tc_new(_metadata, self, &d, 0, STALLERS * span, 0);
+	for (i = 0; i < STALLERS; i++) {
+		st[i] = (struct staller){
+			.fd = self->fd, .h = d.h, .buf = area + i * span,
+			/* Half through the bounce buffer, half pinned. */
+			.size = i % 2 ? span : 64, .ret = 1,
+		};
+		ASSERT_EQ(0, pthread_create(&st[i].t, NULL, staller_run, &st[i]));
+	}
+	n = uffd_faults(uffd, STALLERS, 10000);
+	EXPECT_EQ(STALLERS, n) TH_LOG("only %d of the copies fault", n);
+
+	/* Another process copies, small and large, while they wait. */
+	ASSERT_EQ(0, pipe(up));
+	child = spawn(_metadata, &self->undo);
+	if (child == 0) {
+		int cfd = open_node(self->index, O_RDWR), fails = 0;
+		unsigned char *b = malloc(MIB);
+		__u64 h = 0, v[2] = { 0, 0 };
+
+		close(up[0]);
+		CHILD_CHECK(cfd >= 0 && b);
+		CHILD_CHECK(alloc_dev(cfd, MIB, 0, &h) == 0);
+		if (fails)
+			_exit(child_status(fails));
+		memset(b, 0x3c, MIB);
+		v[1] = buf_copy(cfd, 1, h, b, 64, 0, 1);
+		if (!v[1])
+			v[1] = buf_copy(cfd, 1, h, b, MIB, 0, 1);
+		if (!v[1])
+			v[1] = buf_copy(cfd, 1, h, b, MIB, 0, 0);
+		CHILD_CHECK(put_u64s(up[1], v, 2) == 0);
+		_exit(child_status(fails));
+	}
+	close(up[1]);
+	EXPECT_TRUE(get_u64s_within(up[0], msg, 2, 20000))
+		TH_LOG("another process's copies wait for a fault in this one");
+	EXPECT_EQ(0, (long)msg[1]);
+	close(up[0]);
+
+	/* Closing the userfaultfd resolves the faults: the copies finish. */
+	close(uffd);
+	for (i = 0; i < STALLERS; i++) {
+		pthread_join(st[i].t, NULL);
+		EXPECT_EQ(0, st[i].ret) TH_LOG("stalled copy %d", i);
+	}
+	EXPECT_EQ(0, reap(&self->undo, child));
+	EXPECT_EQ(0, munmap(area, STALLERS * span));
+	tc_free(_metadata, self, &d);
 }
 
 /*

@@ -59,6 +59,7 @@
  * failures, print them on stderr and report the count as their exit status.
  */
 #include <endian.h>
+#include <pthread.h>
 #include <signal.h>
 #include <stdint.h>
 #include <sys/mman.h>
@@ -162,28 +163,6 @@ static int sim_write(const char *name, const char *val)
 
 	snprintf(path, sizeof(path), SIM_DEBUGFS, DEV, name);
 	return nt_write(path, "%s", val);
-}
-
-/* The number after "@key: " in the device's dma debugfs file, or -1. */
-static long long dma_count(int index, const char *key)
-{
-	char path[128], buf[1024], *p;
-	ssize_t n;
-	int fd;
-
-	snprintf(path, sizeof(path), DMA_DEBUGFS, index);
-	fd = open(path, O_RDONLY);
-	if (fd < 0)
-		return -1;
-	n = read(fd, buf, sizeof(buf) - 1);
-	close(fd);
-	if (n <= 0)
-		return -1;
-	buf[n] = 0;
-	p = strstr(buf, key);
-	if (!p || strncmp(p + strlen(key), ": ", 2))
-		return -1;
-	return strtoll(p + strlen(key) + 2, NULL, 10);
 }
 
 static int sim_stats(long long *v)
@@ -1777,6 +1756,82 @@ static void held(struct __test_metadata *_metadata, struct queue_self *self)
 	check_counts(_metadata, self->index, &c0, "after DMA_QUEUE_RELEASE");
 }
 
+/* ---- Detach racing with DMA_QUEUE_INIT ---------------------------------- */
+
+struct qinit_loop {
+	int fd;		/* the parent's file: the gate checks this process */
+	__u64 txh, rxh;
+	unsigned int inits;
+};
+
+static void *qinit_thread(void *arg)
+{
+	struct qinit_loop *l = arg;
+	long ret;
+
+	/* Until the gate refuses the process: it detached. */
+	do {
+		ret = q_init(l->fd, qi(0, 1, RING_MIN, RING_MIN, l->txh, l->rxh));
+		if (!ret) {
+			l->inits++;
+			q_release(l->fd, 0, 1);
+		}
+	} while (ret != -EACCES);
+	return NULL;
+}
+
+/*
+ * A child: a thread initialises and releases queue 1 of engine 0, with
+ * rings of its own, through the parent's file @pfd (inherited), while the
+ * child closes the file it attached with after @delay_us.
+ */
+static int qinit_leaver(const struct queue_self *self, int pfd, unsigned int delay_us)
+{
+	struct qinit_loop l = { .fd = pfd };
+	int own = open_node(self->index, O_RDWR);
+	pthread_t t;
+
+	if (own < 0 || alloc_host(own, RING_MIN * DESC_SIZE, &l.txh) ||
+	    alloc_host(own, RING_MIN * DESC_SIZE, &l.rxh) ||
+	    pthread_create(&t, NULL, qinit_thread, &l))
+		return 100;
+	usleep(delay_us);
+	close(own);
+	pthread_join(t, NULL);
+	return 0;
+}
+
+/*
+ * Processes that detach while a thread of theirs initialises a queue (a
+ * race, tried for a few seconds): after each, the queue is free for this
+ * process, so no queue was left owned by a detached process.
+ */
+static void queue_detach_race(struct __test_metadata *_metadata, struct queue_self *self)
+{
+	struct uqueue q = { .eng = 0, .qid = 1 };
+	long end = nt_now_ms() + 3000;
+	pid_t child;
+	int i;
+
+	ring_new(_metadata, self, &q.r[TX], TX, RING_MIN, 1, 0);
+	ring_new(_metadata, self, &q.r[RX], RX, RING_MIN, 1, 0);
+	for (i = 0; i < 300 && nt_now_ms() < end; i++) {
+		child = spawn(_metadata, &self->undo);
+		if (!child)
+			_exit(qinit_leaver(self, self->fd, rnd() % 3000));
+		EXPECT_EQ(0, reap(&self->undo, child));
+		EXPECT_EQ(0, q_init(self->fd, qi(q.eng, q.qid, RING_MIN, RING_MIN, q.r[TX].c.h,
+						 q.r[RX].c.h))) {
+			TH_LOG("round %d: a detached process kept its queue", i);
+			break;
+		}
+		EXPECT_EQ(0, q_release(self->fd, q.eng, q.qid));
+	}
+	TH_LOG("%d processes detached while initialising a queue", i);
+	ring_free(_metadata, self, &q.r[TX]);
+	ring_free(_metadata, self, &q.r[RX]);
+}
+
 /*
  * A queue released while its engine runs but has not completed what the
  * queue started (held back by the simulator's dma_stall): the release
@@ -1794,7 +1849,6 @@ static void dead_queue(struct __test_metadata *_metadata, struct queue_self *sel
 	struct mcount c0, now;
 	struct chunk h, d;
 	struct batch b;
-	char st[32];
 	long t;
 
 	chunk_new(_metadata, self, &h, 1, 65536, 0, 1);
@@ -1817,7 +1871,7 @@ static void dead_queue(struct __test_metadata *_metadata, struct queue_self *sel
 	EXPECT_EQ(0, q_release(self->fd, q.eng, q.qid));
 	t = nt_now_ms() - t;
 	EXPECT_LE(200, t) TH_LOG("released after %ld ms: no wait for the engine", t);
-	EXPECT_EQ(1, dma_count(self->index, "dead_queues"));
+	EXPECT_EQ(1, dma_stat(self->index, "dead_queues"));
 	EXPECT_EQ(shadow, shadow_bytes(self->index)) TH_LOG("a dead queue's shadow rings went");
 	expect_is(_metadata, -EBUSY,
 		  q_init(self->fd, qi(q.eng, q.qid, RING_MIN, RING_MIN, q.r[TX].c.h,
@@ -1843,13 +1897,8 @@ static void dead_queue(struct __test_metadata *_metadata, struct queue_self *sel
 	close(self->fd);
 	self->fd = -1;
 	ASSERT_EQ(0, nt_sim_del(DEV));
-	ASSERT_EQ(0, nt_sim_add(DEV, variant->g->gen));
-	ASSERT_STREQ("ready", nt_sim_settle(DEV, st, sizeof(st), SETTLE_MS));
-	ASSERT_EQ(0, nt_read(st, sizeof(st), SIM_BUS "/devices/neuron_sim%d/index", DEV));
-	ASSERT_EQ(self->index, atoi(st));
-	self->fd = open_node(self->index, O_RDWR);
-	ASSERT_LE(0, self->fd);
-	ASSERT_EQ(0, mcount_read(self->index, &self->start));
+	sim_device_back(_metadata, DEV, variant->g->gen, self->index, SETTLE_MS, &self->fd,
+			&self->start);
 }
 
 /*
@@ -2076,6 +2125,7 @@ TEST_F_TIMEOUT(queue, lifetime, 300)
 	exits(_metadata, self, variant, 0);
 	exits(_metadata, self, variant, 1);
 	resets(_metadata, self, variant);
+	queue_detach_race(_metadata, self);
 	check_counts(_metadata, self->index, &self->start, "after the lifetime tests");
 	dead_queue(_metadata, self, variant);
 }

@@ -166,6 +166,25 @@ static inline int mcount_read(int index, struct mcount *c)
 	return seen == 0xf ? 0 : -ENOENT;
 }
 
+/* The number after "@name: " in device @index's dma debugfs file, or -1. */
+static inline long long dma_stat(int index, const char *name)
+{
+	char path[96], line[96];
+	long long v = -1;
+	size_t len = strlen(name);
+	FILE *f;
+
+	snprintf(path, sizeof(path), "/sys/kernel/debug/neuron/neuron%d/dma", index);
+	f = fopen(path, "r");
+	if (!f)
+		return -1;
+	while (fgets(line, sizeof(line), f))
+		if (!strncmp(line, name, len) && line[len] == ':')
+			v = strtoll(line + len + 1, NULL, 10);
+	fclose(f);
+	return v;
+}
+
 /* EXPECT each of the counters @got to equal @want's. */
 static inline void expect_counts(struct __test_metadata *_metadata, const struct mcount *want,
 				 const struct mcount *got)
@@ -197,6 +216,25 @@ static inline struct mcount counts_now(struct __test_metadata *_metadata, int in
 
 	ASSERT_EQ(0, mcount_read(index, &c));
 	return c;
+}
+
+/*
+ * Simulated device @id, removed by the test, created again: ready within
+ * @ms, at device index @index again; a new normal file of it in *@fd and
+ * its memory counters in *@start (for the teardown's accounting).
+ */
+static inline void sim_device_back(struct __test_metadata *_metadata, int id, const char *gen,
+				   int index, long ms, int *fd, struct mcount *start)
+{
+	char buf[64];
+
+	ASSERT_EQ(0, nt_sim_add(id, gen));
+	ASSERT_STREQ("ready", nt_sim_settle(id, buf, sizeof(buf), ms));
+	ASSERT_EQ(0, nt_read(buf, sizeof(buf), SIM_BUS "/devices/neuron_sim%d/index", id));
+	ASSERT_EQ(index, atoi(buf));
+	*fd = open_node(index, O_RDWR);
+	ASSERT_LE(0, *fd);
+	ASSERT_EQ(0, mcount_read(index, start));
 }
 
 /*

@@ -2258,6 +2258,77 @@ static void alloc_host_limit(struct __test_metadata *_metadata, struct mem_self 
 	EXPECT_EQ(0, nt_write(HOST_LIMIT, "%s", was));
 }
 
+#define CG_ROOT		"/sys/fs/cgroup"
+#define CG_TEST		CG_ROOT "/neuron-mem-test"
+#define CG_MAX_MIB	64
+#define MIB		(1024ULL * 1024)
+
+/*
+ * Host chunks are charged to the caller's memory cgroup: a process in a
+ * cgroup of CG_MAX_MIB MiB gets -ENOMEM before it holds much more than
+ * that (the reference let such a process take 384 MiB).  1 MiB chunks:
+ * a costly order, so the charge fails rather than calling the OOM killer.
+ */
+static void alloc_host_memcg(struct __test_metadata *_metadata, struct mem_self *self,
+			     const struct mem_variant *variant)
+{
+	char ctl[256];
+	long got = 0;
+	int up[2];
+	pid_t child;
+
+	if (!nt_exists(CG_ROOT "/cgroup.controllers"))
+		nt_sh("mount -t cgroup2 none " CG_ROOT " 2>/dev/null");
+	if (nt_read(ctl, sizeof(ctl), CG_ROOT "/cgroup.controllers") || !strstr(ctl, "memory")) {
+		TH_LOG("no memory cgroup controller in this kernel: charging not checked");
+		return;
+	}
+	ASSERT_EQ(0, nt_write(CG_ROOT "/cgroup.subtree_control", "+memory"));
+	rmdir(CG_TEST);
+	ASSERT_EQ(0, mkdir(CG_TEST, 0755));
+	ASSERT_EQ(0, nt_write(CG_TEST "/memory.max", "%dM", CG_MAX_MIB));
+	/* Without swap in the kernel there is no such file, and nothing to swap to. */
+	nt_write(CG_TEST "/memory.swap.max", "0");
+	ASSERT_EQ(0, pipe(up));
+	child = spawn(_metadata, &self->undo);
+	if (child == 0) {
+		int cfd, fails = 0, n;
+		__u64 h, v[1];
+		long ret = 0;
+
+		close(up[0]);
+		CHILD_CHECK(nt_write(CG_TEST "/cgroup.procs", "%d", getpid()) == 0);
+		cfd = open_node(self->index, O_RDWR);
+		CHILD_CHECK(cfd >= 0);
+		if (fails)
+			_exit(child_status(fails));
+		/* Six times the limit, if nothing stops it. */
+		for (n = 0; n < 6 * CG_MAX_MIB; n++) {
+			ret = alloc_host(cfd, MIB, &h);
+			if (ret)
+				break;
+		}
+		CHILD_CHECK(ret == -ENOMEM);
+		v[0] = n;
+		CHILD_CHECK(put_u64s(up[1], v, 1) == 0);
+		_exit(child_status(fails));
+	}
+	close(up[1]);
+	{
+		__u64 v[1] = { 0 };
+
+		EXPECT_EQ(0, get_u64s(up[0], v, 1));
+		got = (long)v[0];
+	}
+	close(up[0]);
+	EXPECT_EQ(0, reap(&self->undo, child));
+	TH_LOG("a process in a %d MiB memory cgroup got %ld MiB of host chunks", CG_MAX_MIB, got);
+	EXPECT_GE(CG_MAX_MIB, got) TH_LOG("host chunks are not charged to the memory cgroup");
+	EXPECT_LE(CG_MAX_MIB / 2, got) TH_LOG("the cgroup's own overhead took most of it?");
+	mcount_reach(self->index, &self->start, 5000);
+	EXPECT_EQ(0, rmdir(CG_TEST));
+}
+
 /* Who may use the memory commands. */
 TEST_F_TIMEOUT(mem, gate, 300)
 {
@@ -2271,6 +2342,7 @@ TEST_F_TIMEOUT(mem, allocation, 300)
 	alloc_placement(_metadata, self, variant);
 	alloc_errors(_metadata, self, variant);
 	alloc_host_limit(_metadata, self, variant);
+	alloc_host_memcg(_metadata, self, variant);
 	handle_values(_metadata, self, variant);
 }
 

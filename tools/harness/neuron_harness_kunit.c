@@ -15,6 +15,8 @@
 #include <linux/slab.h>
 #include <linux/string.h>
 
+#include <neuron/version.h>
+
 static char *plant = "";
 module_param(plant, charp, 0444);
 MODULE_PARM_DESC(plant, "Plant a fault for the harness test: fail, warn or leak");
@@ -58,4 +60,6 @@ static struct kunit_suite harness_suite = {
 kunit_test_suite(harness_suite);
 
 MODULE_DESCRIPTION("Neuron test-harness self-test (plants failures on request)");
+MODULE_AUTHOR("The neuron driver authors");
 MODULE_LICENSE("GPL");
+MODULE_VERSION(NEURON_DRIVER_VERSION);

@@ -42,6 +42,16 @@ kernel_src_extract() {
 			"${@/#/linux-source-6.12/}" || return 1
 		touch "$dir/.done"
 	fi
+	# Paths added to a caller's list since its directory was extracted:
+	# extracted on top, without disturbing what others may be using.
+	local p missing=()
+	for p; do
+		[ -e "$dir/$p" ] || missing+=("linux-source-6.12/$p")
+	done
+	if [ ${#missing[@]} -gt 0 ]; then
+		tar -C "$dir" --strip-components=1 -xf "$tarball" "${missing[@]}" ||
+			return 1
+	fi
 	echo "$dir"
 }
 
@@ -50,7 +60,14 @@ kernel_src_tools() {
 	kernel_src_extract tools scripts/checkpatch.pl scripts/spelling.txt \
 		scripts/const_structs.checkpatch \
 		tools/testing/selftests/kselftest_harness.h \
-		tools/testing/selftests/kselftest.h
+		tools/testing/selftests/kselftest.h \
+		tools/testing/selftests/lib.mk \
+		tools/testing/selftests/kselftest/runner.sh \
+		tools/testing/selftests/kselftest/module.sh \
+		tools/testing/selftests/kselftest/prefix.pl \
+		tools/testing/selftests/kselftest/ktap_helpers.sh \
+		tools/testing/selftests/kselftest/ksft.py \
+		tools/testing/selftests/run_kselftest.sh
 }
 
 # A kernel tree, not configured, that `make coccicheck` runs in: the top
