@@ -172,6 +172,33 @@ struct neuron_identity {
 };
 
 /**
+ * struct neuron_fw_mbox - a device's firmware mailboxes (fw_mbox.c)
+ * @lock: one request at a time: protects @seq, @req, @resp, the
+ *	buffers' contents, @errors and the mailbox registers of MiscRAM
+ *	(data area, header/address registers, acknowledge, doorbell)
+ * @seq: sequence number of the last request
+ * @req: legacy request buffer (NEURON_FW_MBOX_BUF_SIZE bytes, coherent
+ *	DMA), NULL until the first legacy request
+ * @req_dma: its DMA address
+ * @resp: legacy response buffer
+ * @resp_dma: its DMA address
+ * @errors: attempts that timed out or were refused
+ */
+struct neuron_fw_mbox {
+	/*
+	 * One request at a time: protects seq, req, resp and their contents,
+	 * errors, and the MiscRAM mailbox registers.
+	 */
+	struct mutex lock;
+	u8 seq;
+	void *req;
+	dma_addr_t req_dma;
+	void *resp;
+	dma_addr_t resp_dma;
+	u32 errors;
+};
+
+/**
  * struct neuron_device - one Neuron device, PCI or simulated
  * @dev: the /dev/neuronN class device; its reference count is the lifetime
  *	 of this structure (open files hold it through @cdev)
@@ -215,6 +242,7 @@ struct neuron_identity {
  * @plane_node: entry in plane.c's list of devices planes attach to
  * @nc_state: model locks and initialisation state of the cores (state.c)
  * @evlog: the event log (evlog.c), with its own lock
+ * @mbox: the firmware mailboxes (fw_mbox.c), with their own lock
  */
 struct neuron_device {
 	struct device dev;
@@ -258,6 +286,7 @@ struct neuron_device {
 	struct list_head plane_node;
 	struct neuron_nc_state nc_state;
 	struct neuron_evlog *evlog;
+	struct neuron_fw_mbox mbox;
 };
 
 /* main.c */
@@ -295,6 +324,21 @@ void neuron_pci_exit(void);
 int neuron_fw_read_identity(struct neuron_device *nd, u32 *rid);
 int neuron_fw_reset(struct neuron_device *nd);
 int neuron_fw_reset_ncs(struct neuron_device *nd, u32 reset_map);
+u32 neuron_misc_read(struct neuron_device *nd, u32 reg);
+void neuron_misc_write(struct neuron_device *nd, u32 reg, u32 val);
+
+/* fw_mbox.c */
+void neuron_fw_mbox_init(struct neuron_device *nd);
+void neuron_fw_mbox_teardown(struct neuron_device *nd);
+void neuron_fw_mbox_fini(struct neuron_device *nd);
+struct neuron_fw_req_hdr;
+struct neuron_fw_resp_hdr;
+#if IS_ENABLED(CONFIG_KUNIT)
+int neuron_fw_build_req(struct neuron_fw_req_hdr *hdr, u8 seq, u8 cmd,
+			const void *payload, size_t len);
+int neuron_fw_check_resp(const struct neuron_fw_resp_hdr *resp, u8 seq,
+			 size_t max, size_t *data_len);
+#endif
 
 /* cdev.c */
 extern const struct file_operations neuron_fops;

@@ -142,6 +142,13 @@ static long neuron_ds_acquire_other(struct neuron_file *nf, pid_t vpid, u64 *pa)
 	long ret = 0;
 	int i;
 
+	/*
+	 * The grant is kept in the file and mapping checks it for the file's
+	 * opener: through a file another process opened it would be of use
+	 * to that process, not to the caller.
+	 */
+	if (nf->tgid != task_tgid(current))
+		return -EACCES;
 	pid = find_get_pid(vpid);
 	if (!pid)
 		return -ENOENT;
@@ -170,7 +177,8 @@ static long neuron_ds_acquire_other(struct neuron_file *nf, pid_t vpid, u64 *pa)
  * Return: 0 with the entry's mmap offset and size; -ENOMEM when every entry
  * is in use or memory is short; -ENOENT when @pid has no entry (or does not
  * exist in the caller's namespace); -EPERM when the caller may not read
- * it; -EINVAL for a negative pid; -EFAULT.
+ * it; -EACCES for another process's entry through a file the caller did
+ * not open; -EINVAL for a negative pid; -EFAULT.
  */
 long neuron_ioctl_acquire_ds(struct neuron_file *nf, void __user *arg)
 {

@@ -542,6 +542,7 @@ static void neuron_device_release(struct device *dev)
 	neuron_mem_fini(nd);
 	neuron_state_fini(nd);
 	neuron_evlog_fini(nd);
+	neuron_fw_mbox_fini(nd);
 	mutex_destroy(&nd->plane_lock);
 	mutex_destroy(&nd->lock);
 	kfree(nd);
@@ -573,6 +574,7 @@ static struct neuron_device *neuron_device_new(const struct neuron_bus_desc *des
 	INIT_LIST_HEAD(&nd->node);
 	neuron_mem_init(nd);
 	neuron_state_init(nd);
+	neuron_fw_mbox_init(nd);
 	mutex_init(&nd->plane_lock);
 	INIT_LIST_HEAD(&nd->files);
 	INIT_LIST_HEAD(&nd->plane_node);
@@ -647,6 +649,8 @@ static void neuron_device_teardown(struct neuron_device *nd)
 	neuron_files_zap(nd);
 	/* Nothing reaches host chunks any more: their memory goes with the bus device. */
 	neuron_mem_host_free_all(nd);
+	/* No handler runs: the firmware loses its mailbox buffers, then they go. */
+	neuron_fw_mbox_teardown(nd);
 	neuron_registry_release(nd);
 	neuron_device_unmap(nd);
 	neuron_dhal_unbind(nd);

@@ -29,14 +29,15 @@
 /* Polls of the firmware status after the reset was accepted: 0+100+...+400 ms. */
 #define RESET_STATUS_TRIES	5
 
-static u32 misc_read(struct neuron_device *nd, u32 reg)
+/* Registers of the firmware's MiscRAM block (also fw_mbox.c). */
+u32 neuron_misc_read(struct neuron_device *nd, u32 reg)
 {
 	const struct neuron_dhal_layout *l = nd->dhal.dhal->layout;
 
 	return neuron_reg_read32(nd, l->apb_bar, l->misc_ram_offset + reg);
 }
 
-static void misc_write(struct neuron_device *nd, u32 reg, u32 val)
+void neuron_misc_write(struct neuron_device *nd, u32 reg, u32 val)
 {
 	const struct neuron_dhal_layout *l = nd->dhal.dhal->layout;
 
@@ -54,7 +55,7 @@ int neuron_fw_read_identity(struct neuron_device *nd, u32 *rid)
 	int ret;
 
 	for (;;) {
-		v = misc_read(nd, MISC_ROUTING_ID);
+		v = neuron_misc_read(nd, MISC_ROUTING_ID);
 		if (v != MISC_NOT_READY)
 			break;
 		if (time_after(jiffies, deadline)) {
@@ -67,18 +68,18 @@ int neuron_fw_read_identity(struct neuron_device *nd, u32 *rid)
 			return ret;
 	}
 	*rid = v;
-	nd->serial = (u64)misc_read(nd, MISC_SERIAL_HI) << 32 |
-		     misc_read(nd, MISC_SERIAL_LO);
-	nd->fw_api = misc_read(nd, MISC_FW_API_VERSION);
+	nd->serial = (u64)neuron_misc_read(nd, MISC_SERIAL_HI) << 32 |
+		     neuron_misc_read(nd, MISC_SERIAL_LO);
+	nd->fw_api = neuron_misc_read(nd, MISC_FW_API_VERSION);
 	return 0;
 }
 
 static void neuron_fw_send_reset(struct neuron_device *nd, u32 type, u32 map)
 {
 	if (type == RESET_TYPE_NC)
-		misc_write(nd, MISC_NC_RESET_MAP, map);
-	misc_write(nd, MISC_RESET_TYPE, type);
-	misc_write(nd, MISC_DOORBELL, 1);
+		neuron_misc_write(nd, MISC_NC_RESET_MAP, map);
+	neuron_misc_write(nd, MISC_RESET_TYPE, type);
+	neuron_misc_write(nd, MISC_DOORBELL, 1);
 }
 
 /*
@@ -96,7 +97,7 @@ static int neuron_fw_do_reset(struct neuron_device *nd, u32 type, u32 map)
 
 	neuron_fw_send_reset(nd, type, map);
 	sent = start;
-	while (misc_read(nd, MISC_RESET_TYPE) != 0) {
+	while (neuron_misc_read(nd, MISC_RESET_TYPE) != 0) {
 		if (time_after(jiffies, start + msecs_to_jiffies(timeout))) {
 			dev_err(nd->bus.parent, "firmware did not accept the reset in %u ms\n",
 				timeout);
@@ -112,7 +113,7 @@ static int neuron_fw_do_reset(struct neuron_device *nd, u32 type, u32 map)
 		}
 	}
 	for (i = 0; i < RESET_STATUS_TRIES; i++) {
-		if (!(misc_read(nd, MISC_FW_STATUS) & FW_STATUS_RESET_BUSY))
+		if (!(neuron_misc_read(nd, MISC_FW_STATUS) & FW_STATUS_RESET_BUSY))
 			return 0;
 		ret = neuron_device_sleep(nd, i * 100);
 		if (ret)

@@ -102,5 +102,6 @@ void neuron_ioctl_bar_describe(struct neuron_device *nd, struct neuron_ioctl_dev
 long neuron_ioctl_bar_read(struct neuron_file *nf, void __user *arg);
 long neuron_ioctl_bar_write(struct neuron_file *nf, void __user *arg);
 int neuron_reg_window_lookup(const struct neuron_dhal_user *user, u64 off, u32 access, int *nc);
+int neuron_reg_user_check(struct neuron_device *nd, u64 off, u32 access, int *nc);
 
 #endif /* _NEURON_CORE_IOCTL_H */

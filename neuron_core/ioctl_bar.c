@@ -16,6 +16,8 @@
  * register is touched, so a refused call has no effect.  Holding is
  * checked once per call, when its addresses are: a core taken by another
  * process after that does not stop a call already past its checks.
+ * The ring base registers of the DMA queues are left out of every window:
+ * they hold addresses of the driver's own memory.
  */
 
 #include <linux/math64.h>
@@ -27,6 +29,8 @@
 #include <linux/uaccess.h>
 
 #include <kunit/visibility.h>
+
+#include <neuron/udma.h>
 
 #include "ioctl.h"
 
@@ -106,6 +110,34 @@ int neuron_reg_window_lookup(const struct neuron_dhal_user *user, u64 off, u32 a
 }
 EXPORT_SYMBOL_IF_KUNIT(neuron_reg_window_lookup);
 
+/**
+ * neuron_reg_user_check() - whether user space may reach a register
+ * @nd: the device, bound to its DHAL
+ * @off: offset of the register in the register BAR
+ * @access: NEURON_REG_READ or NEURON_REG_WRITE
+ * @nc: set, on success, to the NeuronCore the register belongs to, or -1
+ *
+ * The DHAL's windows (neuron_reg_window_lookup()) without the ring base
+ * registers of the DMA queues, which hold addresses of the driver's own
+ * memory.  For BAR_READ, BAR_WRITE and the registers user space has the
+ * firmware read.
+ *
+ * Return: 0, or -EPERM.
+ */
+int neuron_reg_user_check(struct neuron_device *nd, u64 off, u32 access, int *nc)
+{
+	const struct neuron_dhal *dhal = nd->dhal.dhal;
+	int ret;
+
+	ret = neuron_reg_window_lookup(dhal->user, off, access, nc);
+	if (ret)
+		return ret;
+	if (dhal->udma && dhal->udma->bar == dhal->layout->apb_bar &&
+	    neuron_udma_reg_is_ring_base(dhal->udma, off))
+		return -EPERM;
+	return 0;
+}
+
 /*
  * The offset @addr names in the register BAR, if @access is allowed there;
  * the core it belongs to in @nc (-1: none).
@@ -122,7 +154,7 @@ static int neuron_bar_offset(struct neuron_device *nd, u64 addr, u32 access, u64
 	o = addr - token;
 	if (o > size - 4 || (o & 3))
 		return -EINVAL;
-	ret = neuron_reg_window_lookup(nd->dhal.dhal->user, o, access, nc);
+	ret = neuron_reg_user_check(nd, o, access, nc);
 	if (!ret)
 		*off = o;
 	return ret;
@@ -190,7 +222,8 @@ err:
  *
  * Return: 0; -EINVAL for a BAR other than the register BAR, or an address
  * that is not a 4-aligned register of this device's register BAR; -EPERM
- * for a register outside the readable windows; -EACCES for a register of
+ * for a register outside the readable windows or a DMA queue's ring base
+ * register; -EACCES for a register of
  * a NeuronCore (its window or its TOP_SPs') that another process holds;
  * -E2BIG for more than 4096 registers; -EFAULT; -ENOMEM.  On error no
  * register was read.

@@ -200,11 +200,13 @@ static int neuron_nq_locate(struct neuron_device *nd, const struct neuron_nq_req
 }
 
 /*
- * Set up (or find) a queue for the caller; on success *@mc is the queue's
- * chunk with a reference for the caller.
+ * Set up (or find) a queue for the caller, with a handle for it in *@handle
+ * unless @handle is NULL; on success *@out is the queue's chunk with a
+ * reference for the caller.  The handle is made before the queue changes,
+ * so a call that fails leaves the queues as they were.
  */
 static int neuron_nq_get(struct neuron_file *nf, const struct neuron_nq_req *r,
-			 struct neuron_mem_chunk **out)
+			 struct neuron_mem_chunk **out, u64 *handle)
 {
 	struct neuron_device *nd = nf->nd;
 	struct pid *me = task_tgid(current);
@@ -229,6 +231,11 @@ static int neuron_nq_get(struct neuron_file *nf, const struct neuron_nq_req *r,
 		/* Size and place of an existing queue are kept, as the reference does. */
 		mc = q->mc;
 		kref_get(&mc->ref);
+		if (handle) {
+			ret = neuron_mem_handle_give(nd, mc, handle);
+			if (ret)
+				goto out_put;
+		}
 		goto own;
 	}
 
@@ -253,11 +260,14 @@ static int neuron_nq_get(struct neuron_file *nf, const struct neuron_nq_req *r,
 		fresh->regs = regs;
 		fresh->nc = nc;
 		ret = xa_insert(&nd->nc_state.nqs, key, fresh, GFP_KERNEL);
-		if (ret) {
-			kfree(fresh);
-			goto out_put;
-		}
+		if (ret)
+			goto out_fresh;
 		q = fresh;
+	}
+	if (handle) {
+		ret = neuron_mem_handle_give(nd, mc, handle);
+		if (ret)
+			goto out_erase;
 	}
 	/* The device moves to the new memory before the old one goes. */
 	neuron_nq_program(nd, q, mc->pa, r->size);
@@ -276,6 +286,11 @@ own:
 	*out = mc;
 	return 0;
 
+out_erase:
+	if (fresh)
+		xa_erase(&nd->nc_state.nqs, key);
+out_fresh:
+	kfree(fresh);
 out_put:
 	neuron_mem_put(mc);
 out_unlock:
@@ -293,14 +308,12 @@ static int neuron_nq_init(struct neuron_file *nf, const struct neuron_nq_req *r,
 	struct neuron_mem_chunk *mc;
 	int ret;
 
-	ret = neuron_nq_get(nf, r, &mc);
+	ret = neuron_nq_get(nf, r, &mc, handle);
 	if (ret)
 		return ret;
-	if (handle)
-		ret = neuron_mem_handle_give(nf->nd, mc, handle);
 	*mmap_offset = mc->location == NEURON_MEM_HOST ? mc->pa : ~0ULL;
 	neuron_mem_put(mc);
-	return ret;
+	return 0;
 }
 
 long neuron_ioctl_nq_init_v1(struct neuron_file *nf, void __user *arg)

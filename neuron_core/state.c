@@ -829,7 +829,6 @@ EXPORT_SYMBOL_IF_KUNIT(neuron_crwl_op);
 static long neuron_crwl_ioctl(struct neuron_file *nf, void __user *arg, enum neuron_crwl_op op)
 {
 	struct neuron_ioctl_crwl req;
-
 	long ret;
 
 	if (copy_from_user(&req, arg, sizeof(req)))

@@ -124,6 +124,10 @@ static const struct neuron_dhal_fw v2_fw = {
 	.rt_compat_min = 5,
 	.rt_compat_max = 7,
 	.nc_reset_units = v2_nc_reset_units,
+	/* The firmware sees the whole register BAR at the TPB window's address. */
+	.csr_dev_base = 0xfffc0000000ULL,
+	.csr_dev_size = SZ_1G,
+	.perf_profiles = false,
 };
 
 /*

@@ -63,6 +63,10 @@ const struct neuron_dhal_fw neuron_dhal_v3_fw = {
 	.rt_compat_min = 10,
 	.rt_compat_max = 11,
 	.nc_reset_units = v3_nc_reset_units,
+	/* The firmware sees only the first APB I/O space (512 MiB). */
+	.csr_dev_base = 0x8000000000ULL,
+	.csr_dev_size = SZ_512M,
+	.perf_profiles = true,
 };
 
 /*

@@ -277,6 +277,32 @@ static void nsim_dma_fail(struct nsim_dev *sd, struct nsim_dma_engine *e, const 
 			     e->base, why, addr);
 }
 
+/**
+ * nsim_host_ptr() - kernel address of host memory the device is given
+ * @sd: the simulated device
+ * @addr: device-view address of the memory (with the host bit)
+ * @len: bytes
+ *
+ * Return: the kernel address of @len bytes of host RAM at @addr, or NULL
+ * when @addr is no host address or the range is not RAM.
+ */
+void *nsim_host_ptr(struct nsim_dev *sd, u64 addr, u32 len)
+{
+	const struct nsim_dma_geom *g = nsim_dma_geom(sd);
+	phys_addr_t phys, p;
+	u64 end;
+
+	if (!len || !(addr & g->host_bit) || check_add_overflow(addr, (u64)len - 1, &end))
+		return NULL;
+	phys = dma_to_phys(&sd->dev, addr & ~g->host_bit);
+	if ((end & ~g->host_bit) - (addr & ~g->host_bit) != len - 1 || phys + len - 1 < phys)
+		return NULL;
+	for (p = phys & PAGE_MASK; p < phys + len; p += PAGE_SIZE)
+		if (!pfn_valid(PHYS_PFN(p)))
+			return NULL;
+	return phys_to_virt(phys);
+}
+
 /*
  * Kernel address of @len bytes at device-view address @addr, or NULL.
  * Called with dma_lock held, which keeps sd->mem mapped.

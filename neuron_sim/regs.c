@@ -187,13 +187,12 @@ static void nsim_misc_write(struct nsim_dev *sd, unsigned int moff, u32 val)
 		/* Written by the firmware only. */
 		break;
 	case NSIM_MISC_DOORBELL:
-		/*
-		 * Only reset requests are served; any other request (the
-		 * firmware mailbox) is left latched, unanswered.
-		 */
+		/* A reset request, or else a mailbox request (mbox.c). */
 		*nsim_misc(sd, moff) = val;
 		if (val == 1 && *nsim_misc(sd, NSIM_MISC_RESET_TYPE))
 			nsim_reset_ring(sd);
+		else if (val == 1)
+			nsim_mbox_ring(sd);
 		break;
 	default:
 		*nsim_misc(sd, moff) = val;
@@ -588,6 +587,7 @@ int nsim_regs_init(struct nsim_dev *sd, enum nsim_fault fault)
 	INIT_DELAYED_WORK(&sd->reset_work, nsim_reset_work);
 	nsim_dma_init(sd);
 	mutex_init(&sd->nq_lock);
+	nsim_mbox_init(sd);
 
 	sd->fault = fault;
 	*nsim_misc(sd, NSIM_MISC_API_VERSION) = NSIM_FW_API_VERSION;
@@ -618,11 +618,13 @@ EXPORT_SYMBOL_IF_KUNIT(nsim_regs_fill_desc);
  * @sd: the simulated device, no longer known to the core
  *
  * Cancels a reset in flight and waits for its work item if it is running;
- * stops the DMA engines and waits for their work item.
+ * the same for a delayed mailbox answer; stops the DMA engines and waits
+ * for their work item.
  */
 void nsim_regs_stop(struct nsim_dev *sd)
 {
 	cancel_delayed_work_sync(&sd->reset_work);
+	nsim_mbox_stop(sd);
 	nsim_dma_stop(sd);
 }
 EXPORT_SYMBOL_IF_KUNIT(nsim_regs_stop);

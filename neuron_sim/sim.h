@@ -42,6 +42,12 @@ struct seq_file;
 #define NSIM_MISC_SERIAL_LO	0x038
 #define NSIM_MISC_SERIAL_HI	0x03c
 #define NSIM_MISC_RESET_TYPE	0x1ec
+#define NSIM_MISC_MBOX_ACK	0x0f0
+#define NSIM_MISC_MBOX_DATA	0x100
+#define NSIM_MISC_MBOX_HDR	0x1f0	/* new: header; legacy: request address, high */
+#define NSIM_MISC_MBOX_CRC	0x1f4	/* new: CRC; legacy: request address, low */
+#define NSIM_MISC_MBOX_RESP_HI	0x1f8
+#define NSIM_MISC_MBOX_RESP_LO	0x1fc
 #define NSIM_MISC_DOORBELL	0x800
 #define NSIM_MISC_FW_STATUS	0x808
 #define NSIM_FW_STATUS_RESETTING	BIT(3)
@@ -148,6 +154,9 @@ enum nsim_fault {
  * @ts_base: BAR 0 offset of TOP_SP 0's block
  * @ts_per_group: TOP_SPs per group (their blocks @ts_stride apart)
  * @ts_group_stride: distance between groups of TOP_SPs
+ * @csr_dev_base: device-physical address at which the firmware's READ
+ *	command sees BAR 0 offset 0
+ * @csr_dev_size: bytes of BAR 0 READ reaches from there
  */
 struct nsim_gen {
 	const char *name;
@@ -163,6 +172,57 @@ struct nsim_gen {
 	u64 ts_base;
 	unsigned int ts_per_group;
 	u64 ts_group_stride;
+	u64 csr_dev_base;
+	u64 csr_dev_size;
+};
+
+/* Posted metrics blobs the simulator keeps (debugfs metrics_posted). */
+#define NSIM_METRICS_LOG	16
+#define NSIM_METRICS_MAX	128
+
+/**
+ * struct nsim_metric_post - one blob the firmware was asked to post
+ * @len: its bytes
+ * @data: the blob
+ */
+struct nsim_metric_post {
+	u32 len;
+	u8 data[NSIM_METRICS_MAX];
+};
+
+/**
+ * struct nsim_mbox - the simulated firmware mailboxes (mbox.c)
+ * @work: answers a request mbox_delay_ms after the doorbell
+ * @silent: fault switch: never answer
+ * @error: fault switch: answer every request with this error code (0: off)
+ * @unknown: fault switch: answer every request "unknown command"
+ * @delay_ms: answer this long after the doorbell (0: in the doorbell write)
+ * @profiles_all: profiles available for feature 0 (bit n: profile n)
+ * @profiles_hbm: profiles available for feature 5 (HBM_7200)
+ * @profile: the profile last set
+ * @features: the feature byte last set
+ * @requests: requests answered
+ * @crc_errors: requests refused for a bad CRC
+ * @posts: blobs posted so far; the last %NSIM_METRICS_LOG are in @log
+ * @log: ring of posted blobs, @posts % %NSIM_METRICS_LOG next
+ *
+ * The switches and knobs are written through debugfs and read under
+ * &nsim_dev.lock; the rest is protected by &nsim_dev.lock.
+ */
+struct nsim_mbox {
+	struct delayed_work work;
+	bool silent;
+	u8 error;
+	bool unknown;
+	u32 delay_ms;
+	u32 profiles_all;
+	u32 profiles_hbm;
+	u8 profile;
+	u8 features;
+	u64 requests;
+	u32 crc_errors;
+	u32 posts;
+	struct nsim_metric_post log[NSIM_METRICS_LOG];
 };
 
 /*
@@ -192,13 +252,15 @@ static inline unsigned int nsim_sem_blocks(const struct nsim_gen *gen)
  * @desc: what the device gave neuron_device_create(); lives as long as @dev
  * @nd_lock: protects @nd against the sysfs readers
  * @nd: the core's device, NULL before creation and once destroy started
- * @lock: protects @misc, @fault, @reset_fault, @reset_pending and @resets
+ * @lock: protects @misc, @fault, @reset_fault, @reset_pending, @resets and
+ *	@mbox's state
  * @misc: MiscRAM contents
  * @fault: the fault switch
  * @reset_fault: @fault when the reset in flight was requested
  * @reset_pending: a reset was accepted by the doorbell and not finished
  * @resets: resets the simulated firmware has finished (debugfs)
  * @reset_work: finishes a reset @reset_delay_ms after the doorbell
+ * @mbox: the firmware mailboxes
  * @regs: BAR 0 outside MiscRAM: register index (offset / 4) to value, only
  *	non-zero values stored; the xarray's own lock serialises updates
  * @sems: the semaphores, @gen->nc_count * %NSIM_NC_SEMS of them, NeuronCore
@@ -239,7 +301,7 @@ struct nsim_dev {
 	struct mutex nd_lock;
 	struct neuron_bus_device *nd;
 
-	/* protects misc, fault, reset_fault, reset_pending and resets */
+	/* protects misc, fault, reset_fault, reset_pending, resets and mbox's state */
 	spinlock_t lock;
 	u32 misc[NSIM_MISC_SIZE / 4];
 	enum nsim_fault fault;
@@ -247,6 +309,7 @@ struct nsim_dev {
 	bool reset_pending;
 	u32 resets;
 	struct delayed_work reset_work;
+	struct nsim_mbox mbox;
 
 	struct xarray regs;
 	/* no lock: every semaphore is an atomic_t */
@@ -312,6 +375,13 @@ void nsim_dma_doorbells_list(struct seq_file *m, struct nsim_dev *sd);
 int nsim_dma_copy_bench(struct nsim_dev *sd, u64 size, bool to_dev, u64 *ns);
 int nsim_dma_ring_write(struct nsim_dev *sd, u64 base, u32 size, u32 pos,
 			const u32 *words, unsigned int n);
+
+/* mbox.c */
+void nsim_mbox_init(struct nsim_dev *sd);
+void nsim_mbox_ring(struct nsim_dev *sd);
+void nsim_mbox_stop(struct nsim_dev *sd);
+void nsim_mbox_debugfs_add(struct nsim_dev *sd);
+void *nsim_host_ptr(struct nsim_dev *sd, u64 addr, u32 len);
 
 /* nq.c */
 int nsim_nq_parse(char *line, u64 bar0_size, struct nsim_nq_entry *e);

@@ -412,7 +412,8 @@ int neuron_dma_queue_state(struct neuron_device *nd, u32 eng_id, u32 qid,
 			   struct neuron_udma_queue_state *st);
 
 /* dma_user.c: queues user space programs */
-int neuron_dma_queue_init(struct neuron_device *nd, const struct neuron_ioctl_dma_queue_init *a);
+int neuron_dma_queue_init(struct neuron_device *nd, const struct neuron_ioctl_dma_queue_init *a,
+			  unsigned int count);
 int neuron_dma_queue_release(struct neuron_device *nd, u32 eng_id, u32 qid);
 void neuron_dma_queue_bases(struct neuron_device *nd, u32 eng_id, u32 qid, u64 *tx, u64 *rx);
 int neuron_dma_queue_start(struct neuron_device *nd, u32 eng_id, u32 qid, u32 tx_n, u32 rx_n);

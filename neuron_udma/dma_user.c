@@ -224,75 +224,97 @@ static int neuron_uq_half_setup(struct neuron_dma *dma, struct neuron_dma_uhalf 
 	return 0;
 }
 
-/**
- * neuron_dma_queue_init() - DMA_QUEUE_INIT: bind rings to a queue
- * @nd: the device
- * @a: the request, copied in
- *
- * Both rings are required (rx_desc_count descriptors in rx_handle's chunk,
- * likewise tx), 32..NEURON_DMA_UQ_MAX_DESCS descriptors and a multiple of
- * 16; completion rings (rxc_handle) are not supported; the AXI port is
- * ignored (every generation has one).  Initialising one's own queue again
- * starts it over, a queue a reset made stale included (its engine is
- * programmed again first).
- *
- * Initialising one's own queue again releases it first, as
- * DMA_QUEUE_RELEASE does: if its transfers do not complete, the queue dies
- * (-EBUSY).
- *
- * Return: 0; -EINVAL for a bad id, count, ring or a completion ring;
- * -EACCES for an engine of a core another process holds; -EBUSY for a
- * host engine, another process's queue or a dead one (see
- * neuron_dma_queue_release()); -ENOMEM.
+/* A DMA_QUEUE_INIT request checked, with its rings set up but not in use. */
+struct neuron_uq_prep {
+	struct neuron_dma_ueng *ue;
+	unsigned int qid;
+	struct neuron_dma_uhalf half[2];
+};
+
+static void neuron_uq_prep_free(struct neuron_dma *dma, struct neuron_uq_prep *p)
+{
+	neuron_uq_half_free(dma, &p->half[UQ_TX]);
+	neuron_uq_half_free(dma, &p->half[UQ_RX]);
+}
+
+/*
+ * Check @a and set up its rings, changing no queue: what fails here leaves
+ * every queue as it was.  neuron_uq_install() or neuron_uq_prep_free() next.
  */
-int neuron_dma_queue_init(struct neuron_device *nd, const struct neuron_ioctl_dma_queue_init *a)
+static int neuron_uq_prepare(struct neuron_device *nd, const struct neuron_ioctl_dma_queue_init *a,
+			     struct neuron_uq_prep *p)
 {
 	struct neuron_dma *dma = neuron_dma_of(nd);
-	struct neuron_udma_ring_cfg tx, rx;
-	struct neuron_dma_ueng *ue;
 	struct neuron_dma_uq *uq;
-	unsigned int qid;
 	int ret;
 
-	ue = neuron_uq_engine(dma, a->eng_id, true);
-	if (IS_ERR(ue))
-		return PTR_ERR(ue);
+	memset(p, 0, sizeof(*p));
+	p->ue = neuron_uq_engine(dma, a->eng_id, true);
+	if (IS_ERR(p->ue))
+		return PTR_ERR(p->ue);
 	if (a->qid >= dma->gen->queues || a->rxc_handle)
 		return -EINVAL;
 	ret = neuron_uq_core_check(nd, a->eng_id);
 	if (ret)
 		return ret;
 	/* @a->qid comes from user space. */
-	qid = array_index_nospec(a->qid, dma->gen->queues);
+	p->qid = array_index_nospec(a->qid, dma->gen->queues);
+	/* Checked again when committing; here so that a refusal changes nothing. */
+	mutex_lock(&p->ue->lock);
+	uq = &p->ue->q[p->qid];
+	ret = uq->dead || (uq->owner && uq->owner != task_tgid(current)) ? -EBUSY : 0;
+	mutex_unlock(&p->ue->lock);
+	if (ret)
+		return ret;
+	ret = neuron_uq_half_setup(dma, &p->half[UQ_TX], a->tx_handle, a->tx_desc_count);
+	if (!ret)
+		ret = neuron_uq_half_setup(dma, &p->half[UQ_RX], a->rx_handle, a->rx_desc_count);
+	if (ret)
+		neuron_uq_prep_free(dma, p);
+	return ret;
+}
+
+/*
+ * Put prepared rings in place of the queue's, and start it.  @p's rings are
+ * the queue's afterwards, or freed.
+ */
+static int neuron_uq_install(struct neuron_device *nd, struct neuron_uq_prep *p)
+{
+	struct neuron_dma *dma = neuron_dma_of(nd);
+	struct neuron_dma_ueng *ue = p->ue;
+	struct neuron_udma_ring_cfg ring[2];
+	struct neuron_dma_uq *uq;
+	unsigned int t;
+	int ret;
+
 	mutex_lock(&ue->lock);
-	uq = &ue->q[qid];
+	uq = &ue->q[p->qid];
 	ret = -EBUSY;
 	if (uq->dead || (uq->owner && uq->owner != task_tgid(current)))
 		goto out;
-	neuron_uq_release_locked(dma, ue, qid, true);
+	neuron_uq_release_locked(dma, ue, p->qid, true);
 	if (uq->dead)
 		goto out;
 	ret = neuron_uq_engine_ready(dma, ue);
 	if (ret)
 		goto out;
 	uq->owner = get_pid(task_tgid(current));
-	ret = neuron_uq_half_setup(dma, &uq->half[UQ_TX], a->tx_handle, a->tx_desc_count);
-	if (!ret)
-		ret = neuron_uq_half_setup(dma, &uq->half[UQ_RX], a->rx_handle, a->rx_desc_count);
+	for (t = UQ_TX; t <= UQ_RX; t++) {
+		uq->half[t] = p->half[t];
+		memset(&p->half[t], 0, sizeof(p->half[t]));
+		ring[t] = (struct neuron_udma_ring_cfg) {
+			.addr = uq->half[t].shadow_dma | neuron_device_host_base(nd),
+			.size = uq->half[t].size,
+		};
+	}
+	ret = neuron_udma_queue_init(&ue->eng, p->qid, &ring[UQ_TX], &ring[UQ_RX]);
 	if (ret)
-		goto err;
-	tx = (struct neuron_udma_ring_cfg) {
-		.addr = uq->half[UQ_TX].shadow_dma | neuron_device_host_base(nd),
-		.size = uq->half[UQ_TX].size,
-	};
-	rx = (struct neuron_udma_ring_cfg) {
-		.addr = uq->half[UQ_RX].shadow_dma | neuron_device_host_base(nd),
-		.size = uq->half[UQ_RX].size,
-	};
-	ret = neuron_udma_queue_init(&ue->eng, qid, &tx, &rx);
-	if (ret)
-		goto err;
+		neuron_uq_release_locked(dma, ue, p->qid, false);
+out:
 	mutex_unlock(&ue->lock);
+	neuron_uq_prep_free(dma, p);
+	if (ret)
+		return ret;
 	/*
 	 * Recorded, then rechecked (neuron_process_attached()): a process
 	 * that detached meanwhile must not own a queue no detach will free.
@@ -300,15 +322,64 @@ int neuron_dma_queue_init(struct neuron_device *nd, const struct neuron_ioctl_dm
 	if (!neuron_process_attached(nd, task_tgid(current))) {
 		mutex_lock(&ue->lock);
 		if (uq->owner == task_tgid(current))
-			neuron_uq_release_locked(dma, ue, qid, true);
+			neuron_uq_release_locked(dma, ue, p->qid, true);
 		mutex_unlock(&ue->lock);
 		return -EACCES;
 	}
 	return 0;
-err:
-	neuron_uq_release_locked(dma, ue, qid, false);
-out:
-	mutex_unlock(&ue->lock);
+}
+
+/**
+ * neuron_dma_queue_init() - DMA_QUEUE_INIT and DMA_QUEUE_INIT_BATCH
+ * @nd: the device
+ * @a: the requests, copied in
+ * @count: how many
+ *
+ * Both rings are required (rx_desc_count descriptors in rx_handle's chunk,
+ * likewise tx), 32..NEURON_DMA_UQ_MAX_DESCS descriptors and a multiple of
+ * 16; completion rings (rxc_handle) are not supported; the AXI port is
+ * ignored (every generation has one).  Initialising one's own queue again
+ * starts it over, a queue a reset made stale included (its engine is
+ * programmed again first): it is released as DMA_QUEUE_RELEASE does, and
+ * if its transfers do not complete, the queue dies (-EBUSY).
+ *
+ * Every request is checked and its rings set up before any queue changes,
+ * so a bad request (an id, a count, a ring, a queue of another process's)
+ * changes nothing; the new rings count against dma_shadow_max_kb alongside
+ * the ones they replace until then.  After that the queues are started in
+ * order, and what fails then (a queue that dies, the hardware, a detach)
+ * stops there: the queues before it are started.
+ *
+ * Return: 0; -EINVAL for a bad id, count, ring or a completion ring;
+ * -EACCES for an engine of a core another process holds, or when the
+ * caller detached; -EBUSY for a host engine, another process's queue or a
+ * dead one (see neuron_dma_queue_release()); -ENOMEM.
+ */
+int neuron_dma_queue_init(struct neuron_device *nd, const struct neuron_ioctl_dma_queue_init *a,
+			  unsigned int count)
+{
+	struct neuron_dma *dma = neuron_dma_of(nd);
+	struct neuron_uq_prep one, *p = &one;
+	unsigned int i, n = 0;
+	int ret = 0;
+
+	if (count > 1) {
+		p = kvcalloc(count, sizeof(*p), GFP_KERNEL_ACCOUNT);
+		if (!p)
+			return -ENOMEM;
+	}
+	for (; n < count && !ret; n++)
+		ret = neuron_uq_prepare(nd, &a[n], &p[n]);
+	if (ret)
+		n--;	/* p[n - 1] failed and holds nothing. */
+	for (i = 0; i < n; i++) {
+		if (!ret)
+			ret = neuron_uq_install(nd, &p[i]);
+		else
+			neuron_uq_prep_free(dma, &p[i]);
+	}
+	if (p != &one)
+		kvfree(p);
 	return ret;
 }
 

@@ -383,7 +383,7 @@ long neuron_ioctl_dma_queue_init(struct neuron_file *nf, void __user *arg)
 
 	if (copy_from_user(&a, arg, sizeof(a)))
 		return -EFAULT;
-	return neuron_dma_queue_init(nf->nd, &a);
+	return neuron_dma_queue_init(nf->nd, &a, 1);
 }
 
 /**
@@ -391,8 +391,8 @@ long neuron_ioctl_dma_queue_init(struct neuron_file *nf, void __user *arg)
  * @nf: the file
  * @arg: struct neuron_ioctl_dma_queue_init_batch
  *
- * The entries are initialised in order; the first failure stops the batch
- * and is returned (the entries before it stay initialised).
+ * As DMA_QUEUE_INIT for each entry: every entry is checked before any
+ * queue changes (neuron_dma_queue_init()).
  *
  * Return: 0; -EFAULT; -EINVAL for a count of MAX_DMA_QUEUE_INIT_BATCH or
  * more; -ENOMEM; the errors of neuron_dma_queue_init().
@@ -400,7 +400,7 @@ long neuron_ioctl_dma_queue_init(struct neuron_file *nf, void __user *arg)
 long neuron_ioctl_dma_queue_init_batch(struct neuron_file *nf, void __user *arg)
 {
 	struct neuron_ioctl_dma_queue_init_batch *b;
-	u32 i, e;
+	u32 count;
 	long ret;
 
 	b = kvmalloc(sizeof(*b), GFP_KERNEL);
@@ -412,12 +412,9 @@ long neuron_ioctl_dma_queue_init_batch(struct neuron_file *nf, void __user *arg)
 	ret = -EINVAL;
 	if (b->count >= MAX_DMA_QUEUE_INIT_BATCH)
 		goto out;
-	ret = 0;
-	for (i = 0; i < b->count && !ret; i++) {
-		/* b->count, checked above, comes from user space. */
-		e = array_index_nospec(i, MAX_DMA_QUEUE_INIT_BATCH);
-		ret = neuron_dma_queue_init(nf->nd, &b->entries[e]);
-	}
+	/* b->count, checked above, comes from user space. */
+	count = array_index_nospec(b->count, MAX_DMA_QUEUE_INIT_BATCH);
+	ret = count ? neuron_dma_queue_init(nf->nd, b->entries, count) : 0;
 out:
 	kvfree(b);
 	return ret;

@@ -121,6 +121,15 @@ struct neuron_dhal_mem {
  * @nc_reset_units: per NeuronCore (&neuron_dhal_layout.nc_count entries),
  *	the bits of the firmware's partial-reset map that reset the core and
  *	the blocks it owns; NULL when only whole-device resets exist
+ * @csr_dev_base: device-physical address at which the firmware's READ
+ *	command (NEURON_IOCTL_READ_HW_COUNTERS) sees offset 0 of the
+ *	register BAR; READ reaches only the BAR's readable windows
+ *	(&neuron_dhal_user.reg_windows) inside the first @csr_dev_size bytes
+ * @csr_dev_size: bytes of the register BAR READ may reach from
+ *	@csr_dev_base; 0 when READ reaches nothing
+ * @perf_profiles: the firmware has performance profiles (the new mailbox's
+ *	SET_POWER_PROFILE and GET_DATA); without them the profile commands
+ *	succeed and do nothing (profile 0, none available)
  */
 struct neuron_dhal_fw {
 	u32 reset_poll_ms;
@@ -129,6 +138,9 @@ struct neuron_dhal_fw {
 	u32 rt_compat_min;
 	u32 rt_compat_max;
 	const u32 *nc_reset_units;
+	u64 csr_dev_base;
+	u64 csr_dev_size;
+	bool perf_profiles;
 };
 
 /* Access a register window gives user space (&neuron_dhal_reg_window.access). */

@@ -28,6 +28,7 @@
 #include <linux/build_bug.h>
 #include <linux/compiler.h>
 #include <linux/limits.h>
+#include <linux/math64.h>
 #include <linux/sizes.h>
 #include <linux/types.h>
 #include <asm/byteorder.h>
@@ -415,6 +416,41 @@ struct neuron_udma_queue_state {
 	struct neuron_udma_half_state m2s;
 	struct neuron_udma_half_state s2m;
 };
+
+/**
+ * neuron_udma_reg_is_ring_base() - whether a register holds a ring address
+ * @gen: the generation's engines
+ * @off: offset of a register in the BAR @gen describes
+ *
+ * The ring base registers (low and high) of every queue, in either half of
+ * every engine of @gen, hold bus addresses of rings, among them memory the
+ * driver owns (its channels' rings, the shadow rings of user queues), so
+ * user-space register access leaves them out.  Queues an engine does not
+ * have count too.
+ *
+ * Return: true when @off is one of them.
+ */
+static inline bool neuron_udma_reg_is_ring_base(const struct neuron_udma_gen *gen, u64 off)
+{
+	u32 grouped = gen->groups * gen->group_engines;
+	u64 rel = U64_MAX, span = (u64)gen->group_engines * gen->stride;
+	unsigned int i;
+
+	for (i = 0; i < gen->groups && rel == U64_MAX; i++)
+		if (off >= gen->group_base[i] && off - gen->group_base[i] < span)
+			div64_u64_rem(off - gen->group_base[i], gen->stride, &rel);
+	for (i = 0; i < gen->engines - grouped && rel == U64_MAX; i++)
+		if (off >= gen->extra_base[i] && off - gen->extra_base[i] < NEURON_UDMA_BLOCK_SIZE)
+			rel = off - gen->extra_base[i];
+	if (rel >= NEURON_UDMA_BLOCK_SIZE)
+		return false;
+	/* Either half: the S2M queues sit where the M2S ones do, 0x20000 on. */
+	rel &= ~(u64)NEURON_UDMA_S2M;
+	if (rel < NEURON_UDMA_QUEUE(0) || rel >= NEURON_UDMA_QUEUE(NEURON_UDMA_MAX_QUEUES))
+		return false;
+	rel %= NEURON_UDMA_QUEUE_SIZE;
+	return rel == NEURON_UDMA_Q_BASE_LO || rel == NEURON_UDMA_Q_BASE_HI;
+}
 
 /* ---- The library ---------------------------------------------------- */
 

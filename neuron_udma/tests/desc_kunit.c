@@ -401,6 +401,51 @@ static void udma_engine_bases(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, neuron_udma_engine_base(v4, 132, &base), -EINVAL);
 }
 
+/* Every queue's ring base registers, and nothing around them. */
+static void udma_ring_base_regs(struct kunit *test)
+{
+	static const u64 other[] = { 0x0, 0x20, 0x24, 0x30, 0x34, 0x3c, 0x4c, 0xffc };
+	unsigned int g, e, q, h, i, hits, misses;
+	u64 base, qb;
+
+	for (g = 2; g <= 4; g++) {
+		const struct neuron_udma_gen *gen = udma_gen(g);
+
+		KUNIT_ASSERT_NOT_NULL(test, gen);
+		hits = 0;
+		misses = 0;
+		for (e = 0; e < gen->engines; e++) {
+			KUNIT_ASSERT_EQ(test, neuron_udma_engine_base(gen, e, &base), 0);
+			for (h = 0; h < 2; h++) {
+				for (q = 0; q < NEURON_UDMA_MAX_QUEUES; q++) {
+					qb = base + (h ? NEURON_UDMA_S2M : NEURON_UDMA_M2S) +
+					     NEURON_UDMA_QUEUE(q);
+					hits += neuron_udma_reg_is_ring_base(gen,
+						qb + NEURON_UDMA_Q_BASE_LO);
+					hits += neuron_udma_reg_is_ring_base(gen,
+						qb + NEURON_UDMA_Q_BASE_HI);
+					for (i = 0; i < ARRAY_SIZE(other); i++)
+						misses += neuron_udma_reg_is_ring_base(gen,
+							qb + other[i]);
+				}
+				/* The half's own registers, before its first queue. */
+				misses += neuron_udma_reg_is_ring_base(gen, base +
+					(h ? NEURON_UDMA_S2M : 0) + NEURON_UDMA_Q_BASE_LO);
+			}
+			misses += neuron_udma_reg_is_ring_base(gen, base + NEURON_UDMA_GEN +
+							       NEURON_UDMA_Q_BASE_LO);
+			misses += neuron_udma_reg_is_ring_base(gen, base + NEURON_UDMA_GEN_EX +
+							       0x1000 + NEURON_UDMA_Q_BASE_LO);
+		}
+		KUNIT_EXPECT_EQ_MSG(test, hits, gen->engines * 2 * NEURON_UDMA_MAX_QUEUES * 2,
+				    "v%u", g);
+		KUNIT_EXPECT_EQ_MSG(test, misses, 0U, "v%u", g);
+		/* Outside every engine. */
+		KUNIT_EXPECT_FALSE(test, neuron_udma_reg_is_ring_base(gen, NEURON_UDMA_QUEUE(0) +
+								     NEURON_UDMA_Q_BASE_LO));
+	}
+}
+
 static void udma_engine_init_seq(struct kunit *test)
 {
 	struct neuron_udma_engine *eng = kunit_kzalloc(test, sizeof(*eng), GFP_KERNEL);
@@ -733,6 +778,7 @@ static struct kunit_case udma_cases[] = {
 	KUNIT_CASE(udma_doorbell),
 	KUNIT_CASE(udma_engine_bases),
 	KUNIT_CASE(udma_engine_cores),
+	KUNIT_CASE(udma_ring_base_regs),
 	KUNIT_CASE(udma_engine_init_seq),
 	KUNIT_CASE(udma_error_setup),
 	KUNIT_CASE(udma_queue_init_seq),

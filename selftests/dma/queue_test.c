@@ -1221,7 +1221,7 @@ static void shadow_budget(struct __test_metadata *_metadata, struct queue_self *
 	ASSERT_EQ(0, nt_write(SHADOW_MAX, "%s", was));
 }
 
-/* DMA_QUEUE_INIT_BATCH: its count, and a batch that stops at its first failure. */
+/* DMA_QUEUE_INIT_BATCH: its count, and batches with a bad entry, which change nothing. */
 static void batch_refused(struct __test_metadata *_metadata, struct queue_self *self,
 			  const struct queue_variant *variant, const struct kit *k)
 {
@@ -1257,23 +1257,38 @@ static void batch_refused(struct __test_metadata *_metadata, struct queue_self *
 		bad += q_release(self->fd, BATCH_ENG + i / NQUEUES, i % NQUEUES) != 0;
 	EXPECT_EQ(0, bad) TH_LOG("DMA_QUEUE_RELEASE of the batch's queues");
 
-	/* Entries in order, the first failure returned, those before it kept. */
+	/*
+	 * Every entry is checked before any queue changes: a bad entry
+	 * anywhere leaves the queues as they were, a queue the batch would
+	 * initialise again included.
+	 */
+	ASSERT_EQ(0, q_init(self->fd, qi(eng, 2, RING_MIN, RING_MIN, k->one.h, k->one.h)));
 	b->count = 4;
 	b->entries[0] = qi(eng, 0, RING_MIN, RING_MIN, k->one.h, k->one.h);
-	b->entries[1] = qi(eng, NQUEUES, RING_MIN, RING_MIN, k->one.h, k->one.h);
-	b->entries[2] = qi(variant->g->user, 0, RING_MIN, RING_MIN, k->one.h, k->one.h);
-	b->entries[3] = qi(eng, 3, RING_MIN, RING_MIN, k->one.h, k->one.h);
+	b->entries[1] = qi(eng, 2, RING_MIN, RING_MIN, k->one.h, k->one.h);
+	b->entries[2] = qi(eng, 3, RING_MIN, RING_MIN, k->one.h, k->one.h);
+	b->entries[3] = qi(eng, NQUEUES, RING_MIN, RING_MIN, k->one.h, k->one.h);
 	EXPECT_EQ(-EINVAL, xioctl(self->fd, NEURON_IOCTL_DMA_QUEUE_INIT_BATCH, b));
-	EXPECT_EQ(0, q_start(self->fd, eng, 0, 0, 0));
-	EXPECT_EQ(-EINVAL, q_start(self->fd, eng, 3, 0, 0));
-	b->entries[0] = qi(eng, 1, RING_MIN, RING_MIN, k->one.h, k->one.h);
-	b->entries[1] = b->entries[2];
-	b->entries[2] = qi(eng, NQUEUES, RING_MIN, RING_MIN, k->one.h, k->one.h);
+	EXPECT_EQ(-EINVAL, q_start(self->fd, eng, 0, 0, 0)) TH_LOG("bad last entry");
+	EXPECT_EQ(0, q_start(self->fd, eng, 2, 0, 0)) TH_LOG("bad last entry: queue 2 kept");
+	EXPECT_EQ(-EINVAL, q_start(self->fd, eng, 3, 0, 0)) TH_LOG("bad last entry");
+	/* A host engine's queue (EBUSY), a ring larger than its chunk (EINVAL). */
+	b->entries[3] = qi(variant->g->user, 0, RING_MIN, RING_MIN, k->one.h, k->one.h);
 	EXPECT_EQ(-EBUSY, xioctl(self->fd, NEURON_IOCTL_DMA_QUEUE_INIT_BATCH, b));
-	EXPECT_EQ(0, q_start(self->fd, eng, 1, 0, 0));
-	EXPECT_EQ(-EINVAL, q_start(self->fd, eng, 3, 0, 0));
+	b->entries[3] = qi(eng, 4, RING_MIN, 1U << 20, k->one.h, k->one.h);
+	EXPECT_EQ(-EINVAL, xioctl(self->fd, NEURON_IOCTL_DMA_QUEUE_INIT_BATCH, b));
+	for (i = 0; i < 5; i++)
+		EXPECT_EQ(i == 2 ? 0 : -EINVAL, q_start(self->fd, eng, i, 0, 0))
+			TH_LOG("refused batches: queue %u", i);
+	/* The same batch, good: all of it. */
+	b->count = 3;
+	EXPECT_EQ(0, xioctl(self->fd, NEURON_IOCTL_DMA_QUEUE_INIT_BATCH, b));
+	for (i = 0; i < 4; i++)
+		EXPECT_EQ(i == 1 ? -EINVAL : 0, q_start(self->fd, eng, i, 0, 0))
+			TH_LOG("batch: queue %u", i);
 	EXPECT_EQ(0, q_release(self->fd, eng, 0));
-	EXPECT_EQ(0, q_release(self->fd, eng, 1));
+	EXPECT_EQ(0, q_release(self->fd, eng, 2));
+	EXPECT_EQ(0, q_release(self->fd, eng, 3));
 	free(b);
 }
 
@@ -1576,11 +1591,15 @@ static void foreign_queues(struct __test_metadata *_metadata, struct queue_self 
 	/* Its rings are not this process's either. */
 	EXPECT_EQ(-EINVAL, q_init(self->fd, qi(FOREIGN_ENG, FOREIGN_Q + 2, RING_MIN, RING_MIN,
 					       k->theirs[0], k->one.h)));
-	/* A batch stops there, another queue of the engine is initialised before. */
+	/* A batch naming it changes nothing, its other entries included. */
 	b->count = 2;
 	b->entries[0] = qi(FOREIGN_ENG, FOREIGN_Q + 1, RING_MIN, RING_MIN, k->one.h, k->one.h);
 	b->entries[1] = qi(FOREIGN_ENG, FOREIGN_Q, RING_MIN, RING_MIN, k->one.h, k->one.h);
 	EXPECT_EQ(-EBUSY, xioctl(self->fd, NEURON_IOCTL_DMA_QUEUE_INIT_BATCH, b));
+	EXPECT_EQ(-EINVAL, q_start(self->fd, FOREIGN_ENG, FOREIGN_Q + 1, 0, 0));
+	/* Another queue of the engine is this process's to initialise. */
+	b->count = 1;
+	EXPECT_EQ(0, xioctl(self->fd, NEURON_IOCTL_DMA_QUEUE_INIT_BATCH, b));
 	EXPECT_EQ(0, q_start(self->fd, FOREIGN_ENG, FOREIGN_Q + 1, 0, 0));
 	free(b);
 	/* GET_STATE shows this process its own rings, and nobody else's. */

@@ -32,7 +32,10 @@
  * (selftests/lib/neuron_cmds.h) marks implemented; the test checks that
  * first and prints "fail-nth: N of M implemented commands covered, K
  * injected failures run" at the end.  NEURON_FNTH_ONLY=NAME runs only the
- * cases whose name contains NAME (e.g. MEM_ALLOC_V2MT).
+ * cases whose name contains NAME (e.g. MEM_ALLOC_V2MT), or one of the
+ * comma-separated NAMEs (e.g. POST_METRIC,READ_HW,PROFILE): the run needs
+ * one injected failure at least, which a command that allocates nothing
+ * cannot give on its own.
  *
  * The setup turns off what makes the fault points skip sleeping and
  * highmem allocations and the messages of injected faults (a printed stack
@@ -309,16 +312,21 @@ struct ctx {
  * @arch: architecture number in the information commands
  * @rw_reg: a read-write register (the NeuronCore window of core 0)
  * @nc_map: whether GET_LOGICAL_TO_PHYSICAL_NC_MAP has a map (else EOPNOTSUPP)
+ * @counter: a device-physical address READ_HW_COUNTERS may read
+ * @profiles: profiles AVAILABLE_PERF_PROFILES reports for feature 0 (the
+ *	simulator's default set; 0 where the firmware has none)
  */
 struct fnth_gen {
 	const struct nt_gen *g;
 	unsigned int arch;
 	__u64 rw_reg;
 	int nc_map;
+	__u64 counter;
+	unsigned int profiles;
 };
 
-static const struct fnth_gen fg_v2 = { &nt_gen_v2, 2, 0x02701000, 0 };
-static const struct fnth_gen fg_v3 = { &nt_gen_v3, 3, 0xd2701000, 1 };
+static const struct fnth_gen fg_v2 = { &nt_gen_v2, 2, 0x02701000, 0, 0xfffc0000100ULL, 0 };
+static const struct fnth_gen fg_v3 = { &nt_gen_v3, 3, 0xd2701000, 1, 0x8000000100ULL, 4 };
 
 static struct desc mkdesc(int tx, __u64 addr, __u32 len)
 {
@@ -1815,6 +1823,90 @@ static long r_pid_dump(struct ctx *c)
 	return pid_dump(c->wfd, 0);
 }
 
+/* Telemetry: the firmware mailboxes, answered by the simulator. */
+static long r_post_metric(struct ctx *c)
+{
+	__u8 blob[16] = { 12, 3, 'a', 'b', 'c' };
+	struct neuron_ioctl_post_metric p = { .data = (__u32 *)blob, .data_size = sizeof(blob) };
+
+	return xioctl(c->fd, NEURON_IOCTL_POST_METRIC, &p);
+}
+
+static long r_read_hw(struct ctx *c)
+{
+	__u64 a[2] = { c->v->counter, c->v->counter + 4 };
+	__u32 v[2] = { 0xa5a5a5a5, 0xa5a5a5a5 };
+	struct neuron_ioctl_read_hw_counters r = { .address = a, .data = v, .count = 2 };
+	long ret = xioctl(c->fd, NEURON_IOCTL_READ_HW_COUNTERS, &r);
+
+	c->o32 = v[0];
+	return ret;
+}
+
+static long r_power_profile(struct ctx *c)
+{
+	struct neuron_ioctl_power_profile p = { .sz = sizeof(p), .ctrl = 0, .profile = 1 };
+
+	return xioctl(c->fd, NEURON_IOCTL_POWER_PROFILE, &p);
+}
+
+static void u_power_profile(struct ctx *c)
+{
+	struct neuron_ioctl_power_profile p = { .sz = sizeof(p), .ctrl = 0, .profile = 0 };
+
+	xioctl(c->fd, NEURON_IOCTL_POWER_PROFILE, &p);
+}
+
+static long r_get_profile(struct ctx *c)
+{
+	struct neuron_ioctl_power_profile p = { .sz = sizeof(p), .ctrl = 1, .profile = 77 };
+	long ret = xioctl(c->fd, NEURON_IOCTL_GET_PERFORMANCE_PROFILE, &p);
+
+	c->o32 = p.profile;
+	return ret;
+}
+
+static int ck_profile0(struct ctx *c)
+{
+	return c->o32 == 0 ? 0 : -1;
+}
+
+static long throttle(struct ctx *c, __u32 on)
+{
+	struct neuron_ioctl_throttling_notifications t = { .enable = on };
+
+	return xioctl(c->fd, NEURON_IOCTL_THROTTLING_NOTIFICATIONS, &t);
+}
+
+static long r_throttle(struct ctx *c)
+{
+	return throttle(c, 1);
+}
+
+static void u_throttle(struct ctx *c)
+{
+	throttle(c, 0);
+}
+
+static long r_avail(struct ctx *c)
+{
+	struct neuron_ioctl_available_perf_profiles a;
+	long ret;
+
+	memset(&a, 0xa5, sizeof(a));
+	a.requested_feature = 0;
+	ret = xioctl(c->fd, NEURON_IOCTL_AVAILABLE_PERF_PROFILES, &a);
+	c->o32 = a.num_profiles;
+	c->saved = a.bitmap[0] | a.bitmap[31] << 8;
+	return ret;
+}
+
+static int ck_avail(struct ctx *c)
+{
+	return c->o32 == c->v->profiles &&
+	       c->saved == (c->v->profiles ? 0x0fU : 0U) ? 0 : -1;
+}
+
 /**
  * struct fcase - one valid call of a command
  * @cmd: the command (its entry in cmds[] counts as covered)
@@ -1973,6 +2065,13 @@ static const struct fcase fcases[] = {
 	FC(CRWL_READER_ENTER, .prep = p_reader, .run = r_r_enter, .undo = u_r_exit,
 	   .fini = f_lock),
 	FC(CRWL_READER_EXIT, .prep = p_reader, .run = r_r_exit, .fini = f_lock),
+	/* Telemetry: the firmware mailboxes. */
+	FC(POST_METRIC, .run = r_post_metric),
+	FC(READ_HW_COUNTERS, .run = r_read_hw),
+	FC(POWER_PROFILE, .run = r_power_profile, .undo = u_power_profile),
+	FC(GET_PERFORMANCE_PROFILE, .run = r_get_profile, .check = ck_profile0),
+	FC(AVAILABLE_PERF_PROFILES, .run = r_avail, .check = ck_avail),
+	FC(THROTTLING_NOTIFICATIONS, .run = r_throttle, .undo = u_throttle),
 	/* Reservations, initialisation, resets. */
 	FC(CRWL_NC_RANGE_MARK, .run = r_mark, .check = ck_mark, .undo = u_unmark),
 	FC(CRWL_NC_RANGE_MARK_EXT0, .run = r_mark_ext, .check = ck_mark, .undo = u_unmark),
@@ -2375,9 +2474,24 @@ static void touch_stack(void)
 /* Whether @name is selected by NEURON_FNTH_ONLY. */
 static int selected(const char *name)
 {
-	const char *only = getenv("NEURON_FNTH_ONLY");
+	const char *only = getenv("NEURON_FNTH_ONLY"), *p, *end;
+	char part[64];
+	size_t len;
 
-	return !only || !*only || strstr(name, only);
+	if (!only || !*only)
+		return 1;
+	/* A comma-separated list: any part found in @name selects it. */
+	for (p = only; *p; p = *end ? end + 1 : end) {
+		end = strchrnul(p, ',');
+		len = end - p;
+		if (!len || len >= sizeof(part))
+			continue;
+		memcpy(part, p, len);
+		part[len] = 0;
+		if (strstr(name, part))
+			return 1;
+	}
+	return 0;
 }
 
 TEST_F_TIMEOUT(fnth, every_command, 900)

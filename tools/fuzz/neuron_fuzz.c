@@ -1483,6 +1483,25 @@ static void learn_pa(struct nf_w *w, __u64 h, __u64 pa, __u64 moff)
 	pool_add(&w->moffs, moff, size);
 }
 
+/*
+ * Where a chunk just allocated is, as a runtime asks next, half the time:
+ * its mmap offset then serves later mmaps (not counted as an operation).
+ */
+static void learn_new_chunk(struct nf_w *w, int fd)
+{
+	struct neuron_ioctl_mem_get_info gi;
+	__u64 pa = 0, moff = 0;
+
+	if (!w->nlive || one_in(w, 2))
+		return;
+	memset(&gi, 0, sizeof(gi));
+	gi.mem_handle = w->live[w->nlive - 1].h;
+	gi.pa = &pa;
+	gi.mmap_offset = &moff;
+	if (!ioctl(fd, NEURON_IOCTL_MEM_GET_INFO, &gi))
+		learn_pa(w, gi.mem_handle, pa, moff);
+}
+
 /* What a successful command answered: handles, offsets and ids for later operations. */
 static void harvest(struct nf_w *w, const struct nf_cmd *c, const unsigned char *a)
 {
@@ -1969,8 +1988,11 @@ static void op_ioctl(struct nf_w *w)
 	if (ret)
 		return;
 	if (arg >= (unsigned long)w->argarea && arg < (unsigned long)w->argarea + NF_ARGAREA &&
-	    arg + len <= (unsigned long)w->argarea + NF_ARGAREA)
+	    arg + len <= (unsigned long)w->argarea + NF_ARGAREA) {
 		harvest(w, c, (const unsigned char *)arg);
+		if (is_alloc(c->cmd))
+			learn_new_chunk(w, fd);
+	}
 	if (len <= NF_LAST) {
 		memcpy(w->last[row], a, len);
 		w->have_last[row] = 1;
@@ -2093,7 +2115,8 @@ static void op_mmap(struct nf_w *w)
 	}
 	if (!len || len > (64ULL << 20))
 		len = NF_PAGE;
-	switch (rn(w, 8)) {
+	/* One in four mutated: one page, a page more, shifted a page, a byte more. */
+	switch (rn(w, 8) + 4 * one_in(w, 2)) {
 	case 0:
 		len = NF_PAGE;
 		break;
