@@ -28,24 +28,7 @@
 #include <neuron/plane.h>
 #include <neuron/version.h>
 
-/**
- * struct neuron_tel_dev - the plane's state for one device
- * @nd: the device
- * @debugfs: its telemetry file in debugfs
- * @lock: protects @profile, @profile_set and @throttling
- * @profile: the performance profile last set on this device
- * @profile_set: a profile was set through this plane
- * @throttling: throttling notifications were last enabled
- */
-struct neuron_tel_dev {
-	struct neuron_device *nd;
-	struct dentry *debugfs;
-	/* protects profile, profile_set and throttling */
-	struct mutex lock;
-	u32 profile;
-	bool profile_set;
-	bool throttling;
-};
+#include "telemetry.h"
 
 static struct neuron_tel_dev *neuron_tel_dev(struct neuron_file *nf)
 {
