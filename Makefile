@@ -4,6 +4,7 @@
 #
 #   make                 build every module against KDIR (in place)
 #   make vm              build everything and boot the VM with the driver loaded
+#   make tools           build the user-space tools (build/bin/neuron-top)
 #   make check           install what is missing, build for every kernel, run every test
 #   make stress          the long sweeps make check runs a fixed-seed slice of
 #   make deb             the Debian package neuron-driver-dkms, in build/pkg/
@@ -17,7 +18,7 @@ KDIR ?= $(firstword $(wildcard /lib/modules/$(shell uname -r)/build) \
 		    $(lastword $(sort $(wildcard /usr/src/linux-headers-6.12.*-amd64))))
 
 .PHONY: all modules clean setup kernel selftests vm check stress checkpatch \
-	coccicheck modules_install deb
+	coccicheck modules_install deb tools
 
 all: modules
 
@@ -60,8 +61,16 @@ checkpatch: setup
 coccicheck: setup
 	tools/test/coccicheck
 
-vm: setup
+vm: setup tools
 	tools/vm/demo
+
+# Static, as the test VM has no C library.
+tools: build/bin/neuron-top
+
+build/bin/neuron-top: tools/neuron-top/neuron-top.c $(wildcard include/uapi/neuron/*.h)
+	@mkdir -p build/bin
+	$(CC) -O2 -g -std=gnu11 -Wall -Wextra -Wno-unused-parameter -Werror -D_GNU_SOURCE \
+		-static -Iinclude/uapi $< -o $@
 
 check:
 	tools/check

@@ -12,8 +12,8 @@
  *   neuron_dhal_lock -> neuron_device.lock
  *   neuron_nc_state.nq_lock -> neuron_device.lock; mmap lock -> nq_lock
  *   neuron_device.lock -> state.c's holds lock (neuron_state_lock_holds())
- *   neuron_registry_lock, the holds lock's inner side, and
- *   neuron_nc_state.lock are leaves.
+ *   neuron_registry_lock, the holds lock's inner side,
+ *   neuron_nc_state.lock and neuron_stats.lock are leaves.
  */
 #ifndef _NEURON_CORE_PRIV_H
 #define _NEURON_CORE_PRIV_H
@@ -25,6 +25,7 @@
 #include <linux/mutex.h>
 #include <linux/pid.h>
 #include <linux/rwsem.h>
+#include <linux/spinlock.h>
 #include <linux/types.h>
 #include <linux/wait.h>
 #include <linux/workqueue.h>
@@ -32,7 +33,9 @@
 
 #include <neuron/device.h>
 #include <neuron/dhal.h>
+#include <neuron/ds.h>
 #include <neuron/plane.h>
+#include <neuron/stats.h>
 #include <neuron/neuron_driver_shared.h>
 
 #include "mem.h"
@@ -120,19 +123,26 @@ struct neuron_ds_entry {
 /**
  * struct neuron_nc_state - the cores' driver state, the datastore and the
  * notification queues
- * @lock: protects @nc, @ds and @ds_clock
+ * @lock: protects @nc, @ds, @ds_clock and the released entries' counters
  * @nc: per core
  * @ds: datastore entries
  * @ds_clock: counts datastore releases
+ * @ds_released: entries released whose counters are in @ds_nc_freed
+ * @ds_nc_freed: per-core counters of the released entries, summed over
+ *	the cores (datastore.c, for telemetry)
+ * @ds_nd_freed: per-device counters of the entry released last
  * @nq_lock: protects @nqs and the queue slot registers (nq.c)
  * @nqs: notification queues by key
  */
 struct neuron_nc_state {
-	/* Protects nc[], ds[] and ds_clock. */
+	/* Protects nc[], ds[], ds_clock, ds_released, ds_nc_freed, ds_nd_freed. */
 	struct mutex lock;
 	struct neuron_nc nc[NEURON_MAX_NC];
 	struct neuron_ds_entry ds[NEURON_DS_ENTRIES];
 	u64 ds_clock;
+	u64 ds_released;
+	u64 ds_nc_freed[NEURON_DS_NC_SUMS];
+	u64 ds_nd_freed[NEURON_DS_ND_KEPT];
 	/* Protects nqs and the slot registers; taken before the device lock. */
 	struct mutex nq_lock;
 	struct xarray nqs;
@@ -199,6 +209,23 @@ struct neuron_fw_mbox {
 };
 
 /**
+ * struct neuron_stats - the statistics monitoring tools read (stats.c)
+ * @lock: protects @host, @nc, @notify and @notify_ctx
+ * @host: device-level host memory by category (enum neuron_stats_host_cat)
+ * @nc: per core (enum neuron_stats_nc_id)
+ * @notify: the telemetry plane's listener, or NULL
+ * @notify_ctx: its context
+ */
+struct neuron_stats {
+	/* Protects every counter, notify and notify_ctx; a leaf lock. */
+	spinlock_t lock;
+	struct neuron_stat host[NEURON_STATS_HOST_CATS];
+	struct neuron_stat nc[NEURON_STATS_MAX_NC][NEURON_STATS_NC_COUNT];
+	neuron_stats_notify_fn notify;
+	void *notify_ctx;
+};
+
+/**
  * struct neuron_device - one Neuron device, PCI or simulated
  * @dev: the /dev/neuronN class device; its reference count is the lifetime
  *	 of this structure (open files hold it through @cdev)
@@ -243,6 +270,9 @@ struct neuron_fw_mbox {
  * @nc_state: model locks and initialisation state of the cores (state.c)
  * @evlog: the event log (evlog.c), with its own lock
  * @mbox: the firmware mailboxes (fw_mbox.c), with their own lock
+ * @stats: the statistics (stats.c), with their own lock
+ * @bringup_ns: ktime_get_ns() when the bring-up was queued, for the
+ *	neuron_bringup_done tracepoint (trace.h); set before the worker runs
  */
 struct neuron_device {
 	struct device dev;
@@ -287,6 +317,8 @@ struct neuron_device {
 	struct neuron_nc_state nc_state;
 	struct neuron_evlog *evlog;
 	struct neuron_fw_mbox mbox;
+	struct neuron_stats stats;
+	u64 bringup_ns;
 };
 
 /* main.c */
@@ -407,6 +439,19 @@ void neuron_evlog_dump(struct neuron_device *nd, struct pid *owner, u32 limit);
 /* datastore.c */
 void neuron_ds_release_all(struct neuron_device *nd, struct pid *tgid);
 struct neuron_mem_chunk *neuron_state_mmap_get(struct neuron_file *nf, u64 pa, bool *rdonly);
+
+/* stats.c */
+void neuron_stat_inc(struct neuron_stat *s, u64 delta);
+void neuron_stat_dec(struct neuron_stat *s, u64 delta);
+void neuron_stat_set(struct neuron_stat *s, u64 val);
+unsigned int neuron_stats_mem_cat(u32 acct_type);
+void neuron_stats_init(struct neuron_device *nd);
+void neuron_stats_mem(struct neuron_device *nd, const struct neuron_mem_chunk *mc, bool add);
+void neuron_stats_reset_start(struct neuron_device *nd, u32 cores);
+void neuron_stats_reset_failed(struct neuron_device *nd, unsigned int ncs);
+u64 neuron_nds_nc_counter(const void *nds, unsigned int nc, unsigned int id);
+void neuron_stats_add_nds(struct neuron_stats *st, const void *nds, unsigned int ncs);
+void neuron_stats_ds_release(struct neuron_device *nd, struct neuron_mem_chunk *mc);
 
 /* sysfs.c */
 extern const struct attribute_group *neuron_dev_groups[];

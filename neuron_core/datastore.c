@@ -3,7 +3,8 @@
  * The datastore: per device, up to NEURON_DS_ENTRIES buffers of host
  * memory in which a runtime process publishes its counters for monitoring
  * tools (Documentation/state.rst).  The layout belongs to user space; the
- * driver only hands out, maps and frees the buffers.
+ * driver hands out, maps and frees the buffers, and reads the per-core
+ * counters of one when its owner releases it (stats.c).
  *
  * An entry belongs to the process that acquired it and is released by it
  * or when it detaches from the device.  A monitor that acquires another
@@ -25,6 +26,9 @@
 #include <linux/sched/task.h>
 #include <linux/sizes.h>
 #include <linux/uaccess.h>
+
+#include <neuron/compat.h>
+#include <neuron/ds.h>
 
 #include "ioctl.h"
 
@@ -58,6 +62,84 @@ static int neuron_ds_free_locked(struct neuron_device *nd)
 	return best;
 }
 
+/* The memory of entry chunk @mc, or NULL once the device gave it back. */
+static const void *neuron_ds_buf(struct neuron_mem_chunk *mc)
+{
+	return mc && mc->dma_mapped ? mc->va : NULL;
+}
+
+/* Add the per-core counters of @buf, over the device's cores, to @sums. */
+static void neuron_ds_sum(struct neuron_device *nd, const void *buf, u64 *sums)
+{
+	unsigned long cores = nd->dhal.dhal ? nd->dhal.dhal->layout->nc_map : 0;
+	unsigned int nc, id;
+
+	for_each_set_bit(nc, &cores, NDS_MAX_NEURONCORE_COUNT + NDS_EXT_MAX_NEURONCORE_COUNT)
+		for (id = 0; id < NEURON_DS_NC_SUMS; id++)
+			sums[id] += neuron_nds_nc_counter(buf, nc, id);
+}
+
+/* The per-device counters of @buf into @row. */
+static void neuron_ds_row(const void *buf, u64 *row)
+{
+	const __le64 *nd = buf + NDS_ND_COUNTERS_START;
+	unsigned int id;
+
+	for (id = 0; id < NEURON_DS_ND_KEPT; id++)
+		row[id] = le64_to_cpu(READ_ONCE(nd[id]));
+}
+
+/*
+ * Keep what entry @e holds before it is emptied: its per-core counters
+ * join the released entries' sums, its per-device counters are the last
+ * released ones (telemetry posts them; neuron_ds_counters()).
+ */
+static void neuron_ds_fold_locked(struct neuron_device *nd, struct neuron_ds_entry *e)
+{
+	const void *buf = neuron_ds_buf(e->mc);
+
+	lockdep_assert_held(&nd->nc_state.lock);
+	if (!buf)
+		return;
+	neuron_ds_sum(nd, buf, nd->nc_state.ds_nc_freed);
+	neuron_ds_row(buf, nd->nc_state.ds_nd_freed);
+	nd->nc_state.ds_released++;
+}
+
+/**
+ * neuron_ds_counters() - the datastore counters of a device
+ * @nd: the device
+ * @out: where they go (struct neuron_ds_counters)
+ *
+ * Context: process context; takes the datastore's lock.
+ * Return: 0, or -ENODEV while the device has no DHAL.
+ */
+int neuron_ds_counters(struct neuron_device *nd, struct neuron_ds_counters *out)
+{
+	struct neuron_nc_state *st = &nd->nc_state;
+	int i;
+
+	memset(out, 0, sizeof(*out));
+	if (!nd->dhal.dhal)
+		return -ENODEV;
+	mutex_lock(&st->lock);
+	memcpy(out->nc, st->ds_nc_freed, sizeof(out->nc));
+	for (i = 0; i < NEURON_DS_ENTRIES; i++) {
+		const void *buf = neuron_ds_buf(st->ds[i].mc);
+
+		if (!buf)
+			continue;
+		neuron_ds_sum(nd, buf, out->nc);
+		neuron_ds_row(buf, out->nd[out->rows++]);
+	}
+	out->released = st->ds_released;
+	if (out->released)
+		memcpy(out->nd[out->rows++], st->ds_nd_freed, sizeof(st->ds_nd_freed));
+	mutex_unlock(&st->lock);
+	return 0;
+}
+EXPORT_SYMBOL_NS_GPL(neuron_ds_counters, NEURON_NS);
+
 /* Empty entry @i; the caller puts the returned chunk and pid after unlocking. */
 static struct neuron_mem_chunk *neuron_ds_clear_locked(struct neuron_device *nd, int i,
 						       struct pid **owner)
@@ -65,6 +147,7 @@ static struct neuron_mem_chunk *neuron_ds_clear_locked(struct neuron_device *nd,
 	struct neuron_ds_entry *e = &nd->nc_state.ds[i];
 	struct neuron_mem_chunk *mc = e->mc;
 
+	neuron_ds_fold_locked(nd, e);
 	*owner = e->owner;
 	e->mc = NULL;
 	e->owner = NULL;
@@ -213,7 +296,8 @@ long neuron_ioctl_acquire_ds(struct neuron_file *nf, void __user *arg)
  * @nf: the file
  * @arg: struct neuron_ioctl_neuron_ds_info, read
  *
- * Only the owner releases its entry (@pid 0 or its own pid).
+ * Only the owner releases its entry (@pid 0 or its own pid); its per-core
+ * counters are added to the device's statistics (stats.c).
  *
  * Return: 0; -ENOENT when the caller has no entry; -EPERM for another
  * process's pid; -EINVAL for a negative pid; -EFAULT.
@@ -240,6 +324,8 @@ long neuron_ioctl_release_ds(struct neuron_file *nf, void __user *arg)
 	else
 		mc = neuron_ds_clear_locked(nd, i, &owner);
 	mutex_unlock(&nd->nc_state.lock);
+	if (mc)
+		neuron_stats_ds_release(nd, mc);
 	neuron_mem_put(mc);
 	put_pid(owner);
 	return ret;
@@ -250,8 +336,9 @@ long neuron_ioctl_release_ds(struct neuron_file *nf, void __user *arg)
  * @nd: the device
  * @tgid: the process whose entry goes, or NULL for all of them
  *
- * For a process's detach and for the device's teardown (the chunks hold
- * the device).  Mappings keep their pages until they go.
+ * For a process's detach (which adds its per-core counters to the
+ * device's statistics) and for the device's teardown (the chunks hold the
+ * device).  Mappings keep their pages until they go.
  */
 void neuron_ds_release_all(struct neuron_device *nd, struct pid *tgid)
 {
@@ -270,6 +357,9 @@ void neuron_ds_release_all(struct neuron_device *nd, struct pid *tgid)
 	}
 	mutex_unlock(&nd->nc_state.lock);
 	while (n--) {
+		/* The owner's detach adds its counters; the device's teardown does not. */
+		if (tgid)
+			neuron_stats_ds_release(nd, mcs[n]);
 		neuron_mem_put(mcs[n]);
 		put_pid(owners[n]);
 	}

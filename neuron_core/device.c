@@ -7,17 +7,20 @@
 
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 
+#include <linux/bitops.h>
 #include <linux/err.h>
 #include <linux/fs.h>
 #include <linux/jiffies.h>
 #include <linux/module.h>
 #include <linux/nospec.h>
 #include <linux/slab.h>
+#include <linux/timekeeping.h>
 #include <linux/workqueue.h>
 
 #include <neuron/compat.h>
 
 #include "core.h"
+#include "trace.h"
 
 /* Every device, for DHAL registration to find the unbound ones. */
 static LIST_HEAD(neuron_devices);
@@ -346,22 +349,42 @@ static int neuron_device_publish(struct neuron_device *nd)
 	return 0;
 }
 
+/* The name of @nd's bus device, for the tracepoints. */
+static const char *neuron_device_parent_name(struct neuron_device *nd)
+{
+	return nd->bus.parent ? dev_name(nd->bus.parent) : "";
+}
+
+/* The end of @nd's bring-up, @err 0 for ready, for the tracepoint. */
+static void neuron_device_bringup_done(struct neuron_device *nd, int err)
+{
+	trace_neuron_bringup_done(neuron_device_parent_name(nd), READ_ONCE(nd->index), err,
+				  ktime_get_ns() - nd->bringup_ns);
+}
+
 /* Fail bring-up: the state says so and the log says why (unless @what is NULL). */
 static void neuron_device_fail(struct neuron_device *nd, const char *what, int err)
 {
 	if (what && err != -EINTR)
 		dev_err(nd->bus.parent, "%s failed: %d; device is FAILED\n", what, err);
 	neuron_device_set_state(nd, NEURON_STATE_FAILED);
+	neuron_device_bringup_done(nd, err);
 }
 
-/* Reset; return the state it leads to. */
-static enum neuron_device_state neuron_device_do_reset(struct neuron_device *nd)
+/* Reset; return its error, 0 when it leads to READY. */
+static int neuron_device_do_reset(struct neuron_device *nd)
 {
-	int ret = neuron_fw_reset(nd);
+	u32 ncs = nd->dhal.dhal->layout->nc_count;
+	int ret;
 
-	if (ret && ret != -EINTR)
+	/* A device reset covers every core. */
+	neuron_stats_reset_start(nd, ncs >= 32 ? U32_MAX : (u32)BIT(ncs) - 1);
+	ret = neuron_fw_reset(nd);
+	if (ret && ret != -EINTR) {
 		dev_err(nd->bus.parent, "reset failed: %d; device is FAILED\n", ret);
-	return ret ? NEURON_STATE_FAILED : NEURON_STATE_READY;
+		neuron_stats_reset_failed(nd, ncs);
+	}
+	return ret;
 }
 
 /*
@@ -424,7 +447,8 @@ static void neuron_device_work(struct work_struct *work)
 		neuron_reset_run_cores(nd);
 		return;
 	}
-	next = neuron_device_do_reset(nd);
+	ret = neuron_device_do_reset(nd);
+	next = ret ? NEURON_STATE_FAILED : NEURON_STATE_READY;
 
 	/*
 	 * At bring-up the node is published before the state leaves
@@ -439,6 +463,7 @@ static void neuron_device_work(struct work_struct *work)
 		dev_info(nd->bus.parent, "neuron%d: %s (%s), %s\n", nd->index,
 			 nd->dhal.arch->device_name, nd->dhal.dhal->name,
 			 neuron_device_state_name(next));
+		neuron_device_bringup_done(nd, ret);
 	}
 	neuron_device_set_state(nd, next);
 	/* Device resets processes asked for end with it (reset.c). */
@@ -596,6 +621,8 @@ static struct neuron_device *neuron_device_new(const struct neuron_bus_desc *des
 
 	mutex_lock(&neuron_devices_lock);
 	list_add_tail(&nd->node, &neuron_devices);
+	nd->bringup_ns = ktime_get_ns();
+	trace_neuron_bringup_start(neuron_device_parent_name(nd), nd->bus.simulated);
 	queue_work(neuron_wq, &nd->work);
 	mutex_unlock(&neuron_devices_lock);
 	return nd;
@@ -647,6 +674,8 @@ static void neuron_device_teardown(struct neuron_device *nd)
 	/* No new mapping after this; then the existing ones go. */
 	neuron_mem_device_gone(nd);
 	neuron_files_zap(nd);
+	/* Peer-direct users stop their DMA before the BARs go. */
+	neuron_p2p_device_gone(nd);
 	/* Nothing reaches host chunks any more: their memory goes with the bus device. */
 	neuron_mem_host_free_all(nd);
 	/* No handler runs: the firmware loses its mailbox buffers, then they go. */
@@ -828,6 +857,19 @@ const struct neuron_dhal *neuron_device_dhal(struct neuron_device *nd)
 EXPORT_SYMBOL_NS_GPL(neuron_device_dhal, NEURON_NS);
 
 /**
+ * neuron_device_arch() - the identity of a device's PCI id
+ * @nd: the device
+ *
+ * Return: its entry in its DHAL, or NULL while the device has none;
+ * published devices always have one.
+ */
+const struct neuron_dhal_arch *neuron_device_arch(struct neuron_device *nd)
+{
+	return READ_ONCE(nd->dhal.arch);
+}
+EXPORT_SYMBOL_NS_GPL(neuron_device_arch, NEURON_NS);
+
+/**
  * neuron_device_host_base() - the bit the device needs in host addresses
  * @nd: the device
  *
@@ -852,6 +894,33 @@ struct dentry *neuron_device_debugfs(struct neuron_device *nd)
 	return nd->mem.debugfs;
 }
 EXPORT_SYMBOL_NS_GPL(neuron_device_debugfs, NEURON_NS);
+
+/**
+ * neuron_device_kobj() - the device's node in sysfs
+ * @nd: the device
+ *
+ * /sys/class/neuron_device/neuronN, for a plane's files under it.
+ *
+ * Return: its kobject; valid from the plane's &neuron_plane.device_publish
+ * to its &neuron_plane.device_detach.
+ */
+struct kobject *neuron_device_kobj(struct neuron_device *nd)
+{
+	return &nd->dev.kobj;
+}
+EXPORT_SYMBOL_NS_GPL(neuron_device_kobj, NEURON_NS);
+
+/**
+ * neuron_device_info_kobj() - the device's info/ directory in sysfs
+ * @nd: the device
+ *
+ * Return: its kobject, valid as neuron_device_kobj()'s.
+ */
+struct kobject *neuron_device_info_kobj(struct neuron_device *nd)
+{
+	return nd->info_kobj;
+}
+EXPORT_SYMBOL_NS_GPL(neuron_device_info_kobj, NEURON_NS);
 
 /**
  * neuron_device_enter_try() - hold off the device's removal, if it is free

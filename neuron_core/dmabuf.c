@@ -196,25 +196,17 @@ static struct neuron_mem_chunk *neuron_dmabuf_find(struct neuron_device *nd, u64
 						   u64 *off)
 {
 	struct mm_struct *mm = current->mm;
-	struct neuron_mem_chunk *mc = NULL;
-	struct vm_area_struct *vma;
+	struct neuron_mem_chunk *mc;
 	u64 end;
 
 	if (!mm || check_add_overflow(va, size, &end))
 		return NULL;
 	mmap_read_lock(mm);
-	vma = vma_lookup(mm, va);
-	if (!vma || !neuron_mem_is_chunk_vma(vma) || end > vma->vm_end)
-		goto out;
-	mc = vma->vm_private_data;
-	if (mc->nd != nd || mc->location != NEURON_MEM_DEVICE ||
-	    mc->owner != task_tgid(current)) {
+	mc = neuron_mem_mapped_chunk(mm, va, end, off);
+	if (mc && (mc->nd != nd || mc->location != NEURON_MEM_DEVICE))
 		mc = NULL;
-		goto out;
-	}
-	*off = ((u64)vma->vm_pgoff << PAGE_SHIFT) - mc->pa + (va - vma->vm_start);
-	kref_get(&mc->ref);
-out:
+	if (mc)
+		kref_get(&mc->ref);
 	mmap_read_unlock(mm);
 	return mc;
 }

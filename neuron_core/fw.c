@@ -9,6 +9,9 @@
 #include <linux/bits.h>
 #include <linux/jiffies.h>
 
+#include <neuron/compat.h>
+#include <neuron/fw.h>
+
 #include "core.h"
 
 #define MISC_FW_API_VERSION	0x000
@@ -36,6 +39,24 @@ u32 neuron_misc_read(struct neuron_device *nd, u32 reg)
 
 	return neuron_reg_read32(nd, l->apb_bar, l->misc_ram_offset + reg);
 }
+
+/**
+ * neuron_fw_misc_read() - read a word of a device's firmware MiscRAM
+ * @nd: the device, bound to its DHAL (a plane's published device)
+ * @reg: byte offset of the word in MiscRAM, 4-aligned, inside the block
+ *
+ * For planes that show what firmware reports there (ECC counts, power).
+ *
+ * Return: the word; 0xdeadbeef, what firmware leaves in a word it has not
+ * filled in, for an offset outside the block.
+ */
+u32 neuron_fw_misc_read(struct neuron_device *nd, u32 reg)
+{
+	if (WARN_ON_ONCE(reg & 3 || reg >= NEURON_FW_MISC_SIZE))
+		return MISC_NOT_READY;
+	return neuron_misc_read(nd, reg);
+}
+EXPORT_SYMBOL_NS_GPL(neuron_fw_misc_read, NEURON_NS);
 
 void neuron_misc_write(struct neuron_device *nd, u32 reg, u32 val)
 {

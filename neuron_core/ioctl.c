@@ -91,8 +91,9 @@ static const struct neuron_ioctl_family neuron_ioctls[NEURON_IOCTL_MAX_NR + 1] =
 	F1(ATT, NEURON_IOCTL_DEVICE_INFO, neuron_ioctl_device_info),
 	F1(ATT, NEURON_IOCTL_DEVICE_INIT, neuron_ioctl_device_noop),
 	F1(ATT, NEURON_IOCTL_DEVICE_RELEASE, neuron_ioctl_device_noop),
-	F1(ATT, NEURON_IOCTL_DEVICE_APP_PID, neuron_ioctl_app_pid),
-	F1(ATT, NEURON_IOCTL_DEVICE_GET_ALL_APPS_INFO, neuron_ioctl_all_apps_info),
+	/* Who uses the device: monitors ask on the free-access lane too. */
+	F1(ANY, NEURON_IOCTL_DEVICE_APP_PID, neuron_ioctl_app_pid),
+	F1(ANY, NEURON_IOCTL_DEVICE_GET_ALL_APPS_INFO, neuron_ioctl_all_apps_info),
 
 	/* Register access and firmware metrics */
 	F1(ATT, NEURON_IOCTL_BAR_READ, neuron_ioctl_bar_read),

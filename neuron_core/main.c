@@ -27,6 +27,9 @@
 #include "core.h"
 #include "ioctl.h"
 
+#define CREATE_TRACE_POINTS
+#include "trace.h"
+
 bool neuron_wc_enable = true;
 module_param_named(wc_enable, neuron_wc_enable, bool, 0444);
 MODULE_PARM_DESC(wc_enable, "Map the device-memory BAR write-combined (default: Y)");

@@ -85,7 +85,7 @@ static enum neuron_mem_location neuron_mem_type_location(u32 type)
 }
 
 /**
- * neuron_mem_init() - initialise a new device's memory state
+ * neuron_mem_init() - initialise a new device's memory state and statistics
  * @nd: the device, being created
  */
 void neuron_mem_init(struct neuron_device *nd)
@@ -93,6 +93,8 @@ void neuron_mem_init(struct neuron_device *nd)
 	struct neuron_mem *m = &nd->mem;
 
 	mutex_init(&m->lock);
+	/* Memory is what the statistics count first: they start here. */
+	neuron_stats_init(nd);
 	xa_init_flags(&m->handles, XA_FLAGS_ALLOC1);
 	mt_init(&m->by_pa);
 	INIT_LIST_HEAD(&m->dmabufs);
@@ -188,6 +190,7 @@ static void neuron_mem_account(struct neuron_mem *m, struct neuron_mem_chunk *mc
 {
 	unsigned int loc = mc->location - 1;
 
+	neuron_stats_mem(mc->nd, mc, add);
 	if (add) {
 		m->bytes[loc] += mc->size;
 		m->type_bytes[mc->acct_type] += mc->size;
@@ -385,6 +388,7 @@ int neuron_mem_alloc(struct neuron_device *nd, const struct neuron_mem_request *
 	if (!mc)
 		return -ENOMEM;
 	kref_init(&mc->ref);
+	INIT_LIST_HEAD(&mc->p2p);
 	mc->nd = nd;
 	mc->size = size;
 	mc->nc_id = req->nc_id;
@@ -930,6 +934,8 @@ static void neuron_mem_vm_open(struct vm_area_struct *vma)
 
 static void neuron_mem_vm_close(struct vm_area_struct *vma)
 {
+	/* Peer-direct users of the range are told before the reference goes. */
+	neuron_p2p_vma_close(vma);
 	neuron_mem_put(vma->vm_private_data);
 }
 
@@ -947,6 +953,35 @@ static const struct vm_operations_struct neuron_mem_vm_ops = {
 bool neuron_mem_is_chunk_vma(struct vm_area_struct *vma)
 {
 	return vma->vm_ops == &neuron_mem_vm_ops;
+}
+
+/**
+ * neuron_mem_mapped_chunk() - the caller's chunk mapped at a user range
+ * @mm: the calling process's address space, its mmap lock held
+ * @va: first user address of the range
+ * @end: its end (exclusive), above @va
+ * @off: set to the offset of @va in the chunk
+ *
+ * Return: the chunk, when [@va, @end) lies inside one mapping of a chunk
+ * (of any device) the calling process owns; NULL otherwise.  No reference
+ * is taken: the mapping holds one while the mmap lock is held.
+ */
+struct neuron_mem_chunk *neuron_mem_mapped_chunk(struct mm_struct *mm, u64 va, u64 end, u64 *off)
+{
+	struct neuron_mem_chunk *mc;
+	struct vm_area_struct *vma;
+
+	mmap_assert_locked(mm);
+	if (va >= end)
+		return NULL;
+	vma = vma_lookup(mm, va);
+	if (!vma || !neuron_mem_is_chunk_vma(vma) || end > vma->vm_end)
+		return NULL;
+	mc = vma->vm_private_data;
+	if (mc->owner != task_tgid(current))
+		return NULL;
+	*off = ((u64)vma->vm_pgoff << PAGE_SHIFT) - mc->pa + (va - vma->vm_start);
+	return mc;
 }
 
 /* Map bytes [@off, @off + the mapping's length) of host chunk @mc; m->lock held. */

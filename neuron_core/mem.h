@@ -23,6 +23,7 @@
 
 struct dentry;
 struct file;
+struct mm_struct;
 struct neuron_device;
 struct neuron_file;
 struct pid;
@@ -60,7 +61,8 @@ struct neuron_mem_owner {
 
 /**
  * struct neuron_mem - a device's memory state
- * @lock: protects everything below but @ready (chunk refcounts are atomic)
+ * @lock: protects everything below but @ready and @p2p_busy (chunk
+ *	refcounts are atomic)
  * @ready: pools set up (written once under @lock before the device node
  *	exists; read without it afterwards)
  * @bar: index of the device-memory BAR
@@ -84,6 +86,8 @@ struct neuron_mem_owner {
  *	per-process limit never walk the chunks
  * @held_bytes: device memory taken aside by neuron_mem_hold_next() and not
  *	given back yet (the pieces HBM scrubs are filling)
+ * @p2p_busy: peer-direct registrations of the device whose free callback
+ *	is about to run or running (under neuron_p2p_lock, p2p.c)
  */
 struct neuron_mem {
 	/* Protects the pools, @handles, @by_pa, @gone, @owners, @dmabufs, the counters. */
@@ -105,6 +109,7 @@ struct neuron_mem {
 	struct list_head dmabufs;
 	struct neuron_mem_owner owners[NEURON_MEM_OWNERS];
 	u64 held_bytes;
+	unsigned int p2p_busy;
 };
 
 void neuron_mem_init(struct neuron_device *nd);
@@ -136,6 +141,11 @@ int neuron_mem_mmap(struct file *file, struct vm_area_struct *vma);
 int neuron_mem_mmap_bar(struct neuron_file *nf, struct vm_area_struct *vma, unsigned int bar,
 			u64 off, bool rdonly);
 bool neuron_mem_is_chunk_vma(struct vm_area_struct *vma);
+struct neuron_mem_chunk *neuron_mem_mapped_chunk(struct mm_struct *mm, u64 va, u64 end, u64 *off);
+
+/* Peer-direct registrations (p2p.c). */
+void neuron_p2p_vma_close(struct vm_area_struct *vma);
+void neuron_p2p_device_gone(struct neuron_device *nd);
 int neuron_mem_dump(struct neuron_device *nd, u32 hbm, struct neuron_ioctl_mem_chunk_info *out,
 		    u32 capacity, u32 *written, u32 *total);
 

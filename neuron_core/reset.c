@@ -381,11 +381,14 @@ void neuron_reset_run_cores(struct neuron_device *nd)
 		for (nc = 0; nc < dhal->layout->nc_count && nc < 32; nc++)
 			if (cores & BIT(nc))
 				units |= dhal->fw->nc_reset_units[nc];
+		neuron_stats_reset_start(nd, cores);
 		ret = READ_ONCE(nd->stopping) ? -ENODEV : neuron_fw_reset_ncs(nd, units);
 		/* -EINTR and -ENODEV: the device is being removed. */
-		if (ret && ret != -EINTR && ret != -ENODEV)
+		if (ret && ret != -EINTR && ret != -ENODEV) {
 			dev_err(nd->bus.parent, "neuron%d: reset of cores %#x failed: %d\n",
 				nd->index, cores, ret);
+			neuron_stats_reset_failed(nd, dhal->layout->nc_count);
+		}
 		neuron_state_cores_reset(nd, cores);
 		neuron_planes_reset(nd, cores, false);
 		neuron_reset_complete(nd, false, NEURON_RESET_RUNNING, ret);

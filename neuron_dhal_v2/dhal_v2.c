@@ -187,6 +187,26 @@ static const struct neuron_dhal_nq v2_nq = {
 	.trace_stride = 0x7000,
 };
 
+/*
+ * PE activity counters: each core's sequencer-cluster performance block
+ * (0x305b1100, 0x30cb1100), groups of 0x40 bytes; matmul-active and idle
+ * in group 4, fast weight-load in group 0 (+8).  Trn1 counts fast weight
+ * loads only.
+ */
+static const u64 v2_pe_mm[] = { 0x305b1200, 0x30cb1200 };
+static const u64 v2_pe_fast_wl[] = { 0x305b1108, 0x30cb1108 };
+static const u64 v2_pe_idle[] = { 0x305b1210, 0x30cb1210 };
+
+static const struct neuron_dhal_pe v2_pe = {
+	.xbus_count = 5,
+	.row_groups = 4,
+	.col_groups = 4,
+	.grp_size = 0x40,
+	.mm = v2_pe_mm,
+	.fast_wl = v2_pe_fast_wl,
+	.idle = v2_pe_idle,
+};
+
 const struct neuron_dhal neuron_dhal_v2 = {
 	.owner = THIS_MODULE,
 	.name = KBUILD_MODNAME,
@@ -199,6 +219,7 @@ const struct neuron_dhal neuron_dhal_v2 = {
 	.user = &v2_user,
 	.udma = &v2_udma,
 	.nq = &v2_nq,
+	.pe = &v2_pe,
 };
 EXPORT_SYMBOL_IF_KUNIT(neuron_dhal_v2);
 

@@ -53,6 +53,7 @@ const struct neuron_dhal neuron_dhal_v3 = {
 	.user = &neuron_dhal_v3_user,
 	.udma = &v3_udma,
 	.nq = &neuron_dhal_v3_nq,
+	.pe = &neuron_dhal_v3_pe,
 };
 EXPORT_SYMBOL_IF_KUNIT(neuron_dhal_v3);
 module_neuron_dhal(neuron_dhal_v3);

@@ -12,6 +12,7 @@ extern const struct neuron_dhal_layout neuron_dhal_v3_layout;
 extern const struct neuron_dhal_fw neuron_dhal_v3_fw;
 extern const struct neuron_dhal_user neuron_dhal_v3_user;
 extern const struct neuron_dhal_nq neuron_dhal_v3_nq;
+extern const struct neuron_dhal_pe neuron_dhal_v3_pe;
 extern const struct neuron_dhal_topology neuron_dhal_v3_topology[1];
 extern const u64 neuron_dhal_v3_hbm_base[4];
 extern const u64 neuron_dhal_v3_udma_group_base[4];

@@ -67,6 +67,7 @@ const struct neuron_dhal_fw neuron_dhal_v3_fw = {
 	.csr_dev_base = 0x8000000000ULL,
 	.csr_dev_size = SZ_512M,
 	.perf_profiles = true,
+	.hbm_repair = true,
 };
 
 /*
@@ -180,6 +181,44 @@ const struct neuron_dhal_nq neuron_dhal_v3_nq = {
 	.ts_stride = 0x40000,
 	.ts_per_group = 8,
 	.ts_group_stride = 0x40000000,
+};
+
+/*
+ * PE activity counters: each core's sequencer-cluster performance block
+ * (per die, SENG and TPB: 0x06141100, 0x062c1100, 0x06541100, 0x066c1100,
+ * then the same 0x40000000 above), groups of 0x30 bytes; matmul-active
+ * and idle in group 4 (+0, +0x10), weight-load in group 8 (+8), fast
+ * weight-load in group 0 (+8).
+ */
+static const u64 v3_pe_mm[] = {
+	0x061411c0, 0x062c11c0, 0x065411c0, 0x066c11c0,
+	0x461411c0, 0x462c11c0, 0x465411c0, 0x466c11c0,
+};
+
+static const u64 v3_pe_wl[] = {
+	0x06141288, 0x062c1288, 0x06541288, 0x066c1288,
+	0x46141288, 0x462c1288, 0x46541288, 0x466c1288,
+};
+
+static const u64 v3_pe_fast_wl[] = {
+	0x06141108, 0x062c1108, 0x06541108, 0x066c1108,
+	0x46141108, 0x462c1108, 0x46541108, 0x466c1108,
+};
+
+static const u64 v3_pe_idle[] = {
+	0x061411d0, 0x062c11d0, 0x065411d0, 0x066c11d0,
+	0x461411d0, 0x462c11d0, 0x465411d0, 0x466c11d0,
+};
+
+const struct neuron_dhal_pe neuron_dhal_v3_pe = {
+	.xbus_count = 9,
+	.row_groups = 4,
+	.col_groups = 4,
+	.grp_size = 0x30,
+	.mm = v3_pe_mm,
+	.wl = v3_pe_wl,
+	.fast_wl = v3_pe_fast_wl,
+	.idle = v3_pe_idle,
 };
 
 /* Trn2 and Trn3: 16 devices, each linked through its four SENGs. */

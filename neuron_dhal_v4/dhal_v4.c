@@ -64,6 +64,7 @@ const struct neuron_dhal neuron_dhal_v4 = {
 	.user = &neuron_dhal_v3_user,
 	.udma = &v4_udma,
 	.nq = &neuron_dhal_v3_nq,
+	.pe = &neuron_dhal_v3_pe,
 };
 EXPORT_SYMBOL_IF_KUNIT(neuron_dhal_v4);
 

@@ -19,6 +19,8 @@
  * - SET_FEATURE: stores the feature byte;
  * - anything else, or a command of the other protocol: error 2.
  *
+ * power_util drives the power utilisation words (MiscRAM 0x54, 0x58).
+ *
  * Fault switches: mbox_silent (no answer), mbox_error (that error code),
  * mbox_unknown (error 2), mbox_delay_ms.  The legacy answer is written to
  * the response buffer whose address MiscRAM holds when the answer is made,
@@ -368,6 +370,96 @@ static const struct file_operations nsim_reg_set_fops = {
 	.write = nsim_reg_set_write,
 };
 
+/*
+ * debugfs misc_set: "OFFSET VALUE" sets the MiscRAM word at byte OFFSET of
+ * the block (what firmware reports there: ECC counts, repair state, power
+ * samples), both numbers in C notation.  The word is stored as is: writing
+ * the mailbox or reset registers this way rings nothing.
+ */
+static ssize_t nsim_misc_set_write(struct file *file, const char __user *ubuf, size_t count,
+				   loff_t *ppos)
+{
+	struct nsim_dev *sd = file->private_data;
+	char buf[64];
+	u32 off, val;
+
+	if (!count || count >= sizeof(buf))
+		return -EINVAL;
+	if (copy_from_user(buf, ubuf, count))
+		return -EFAULT;
+	buf[count] = 0;
+	if (sscanf(buf, "%i %i", &off, &val) != 2 || off & 3 || off >= NSIM_MISC_SIZE)
+		return -EINVAL;
+	spin_lock(&sd->lock);
+	*nsim_mbox_reg(sd, off) = val;
+	spin_unlock(&sd->lock);
+	return count;
+}
+
+static const struct file_operations nsim_misc_set_fops = {
+	.owner = THIS_MODULE,
+	.open = simple_open,
+	.write = nsim_misc_set_write,
+};
+
+/*
+ * debugfs power_util: "BP0 [BP1]" sets the utilisation (basis points, up
+ * to 65535) of die 0 and die 1 (die 1 as die 0 when absent), and from then
+ * on each read of a die's word bumps its sample counter.  Reading gives
+ * both words in hex.
+ */
+static ssize_t nsim_power_util_write(struct file *file, const char __user *ubuf, size_t count,
+				     loff_t *ppos)
+{
+	struct nsim_dev *sd = file->private_data;
+	unsigned int bp[NSIM_POWER_DICE], i;
+	char buf[32];
+	int n;
+
+	if (!count || count >= sizeof(buf))
+		return -EINVAL;
+	if (copy_from_user(buf, ubuf, count))
+		return -EFAULT;
+	buf[count] = 0;
+	n = sscanf(buf, "%u %u", &bp[0], &bp[1]);
+	if (n < 1 || bp[0] > U16_MAX || (n == 2 && bp[1] > U16_MAX))
+		return -EINVAL;
+	if (n == 1)
+		bp[1] = bp[0];
+	spin_lock(&sd->lock);
+	for (i = 0; i < NSIM_POWER_DICE; i++) {
+		u32 *w = nsim_mbox_reg(sd, NSIM_MISC_POWER + 4 * i);
+
+		*w = (*w & 0xffff0000) | bp[i];
+	}
+	sd->power_auto = true;
+	spin_unlock(&sd->lock);
+	return count;
+}
+
+static ssize_t nsim_power_util_read(struct file *file, char __user *ubuf, size_t count,
+				    loff_t *ppos)
+{
+	struct nsim_dev *sd = file->private_data;
+	char buf[32];
+	u32 w0, w1;
+	int len;
+
+	spin_lock(&sd->lock);
+	w0 = *nsim_mbox_reg(sd, NSIM_MISC_POWER);
+	w1 = *nsim_mbox_reg(sd, NSIM_MISC_POWER + 4);
+	spin_unlock(&sd->lock);
+	len = scnprintf(buf, sizeof(buf), "%#x %#x\n", w0, w1);
+	return simple_read_from_buffer(ubuf, count, ppos, buf, len);
+}
+
+static const struct file_operations nsim_power_util_fops = {
+	.owner = THIS_MODULE,
+	.open = simple_open,
+	.read = nsim_power_util_read,
+	.write = nsim_power_util_write,
+};
+
 /**
  * nsim_mbox_debugfs_add() - the mailboxes' debugfs files
  * @sd: the simulated device, its debugfs directory created
@@ -386,4 +478,6 @@ void nsim_mbox_debugfs_add(struct nsim_dev *sd)
 	debugfs_create_file("mbox_state", 0400, sd->ddir, sd, &nsim_mbox_state_fops);
 	debugfs_create_file("metrics_posted", 0400, sd->ddir, sd, &nsim_metrics_posted_fops);
 	debugfs_create_file("reg_set", 0200, sd->ddir, sd, &nsim_reg_set_fops);
+	debugfs_create_file("misc_set", 0200, sd->ddir, sd, &nsim_misc_set_fops);
+	debugfs_create_file("power_util", 0600, sd->ddir, sd, &nsim_power_util_fops);
 }

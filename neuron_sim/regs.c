@@ -170,6 +170,10 @@ static u32 nsim_misc_read(struct nsim_dev *sd, unsigned int moff)
 	spin_lock(&sd->lock);
 	if (moff == NSIM_MISC_ROUTING_ID && sd->fault == NSIM_FAULT_RID_HANG)
 		val = NSIM_REG_NOT_READY;
+	else if (sd->power_auto && moff >= NSIM_MISC_POWER &&
+		 moff < NSIM_MISC_POWER + 4 * NSIM_POWER_DICE)
+		/* A new utilisation sample at each read: the counter moves. */
+		val = *nsim_misc(sd, moff) += 0x10000;
 	else
 		val = *nsim_misc(sd, moff);
 	spin_unlock(&sd->lock);
@@ -548,6 +552,20 @@ static int nsim_mmap_bar(void *ctx, unsigned int bar, u64 off, struct vm_area_st
 	return 0;
 }
 
+/*
+ * The physical address of the RAM page at @off of the memory BAR, for
+ * peer-direct users: the core asks only while the BAR is mapped.
+ */
+static int nsim_mem_phys(void *ctx, unsigned int bar, u64 off, phys_addr_t *phys)
+{
+	struct nsim_dev *sd = ctx;
+
+	if (bar != NSIM_BAR_MEM || !sd->mem || !PAGE_ALIGNED(off) || off >= sd->mem_size)
+		return -EINVAL;
+	*phys = page_to_phys(vmalloc_to_page(sd->mem + off));
+	return 0;
+}
+
 static void nsim_unmap_bar(void *ctx, unsigned int bar, struct neuron_bar *b)
 {
 	struct nsim_dev *sd = ctx;
@@ -608,6 +626,7 @@ void nsim_regs_fill_desc(struct nsim_dev *sd, struct neuron_bus_desc *desc)
 	desc->map_bar = nsim_map_bar;
 	desc->unmap_bar = nsim_unmap_bar;
 	desc->mmap_bar = nsim_mmap_bar;
+	desc->mem_phys = nsim_mem_phys;
 	desc->reg_ops = &nsim_reg_ops;
 	desc->ctx = sd;
 }

@@ -41,6 +41,8 @@ struct seq_file;
 #define NSIM_MISC_ROUTING_ID	0x024
 #define NSIM_MISC_SERIAL_LO	0x038
 #define NSIM_MISC_SERIAL_HI	0x03c
+#define NSIM_MISC_POWER		0x054	/* utilisation word of die 0; die 1's at 0x058 */
+#define NSIM_POWER_DICE		2
 #define NSIM_MISC_RESET_TYPE	0x1ec
 #define NSIM_MISC_MBOX_ACK	0x0f0
 #define NSIM_MISC_MBOX_DATA	0x100
@@ -252,9 +254,12 @@ static inline unsigned int nsim_sem_blocks(const struct nsim_gen *gen)
  * @desc: what the device gave neuron_device_create(); lives as long as @dev
  * @nd_lock: protects @nd against the sysfs readers
  * @nd: the core's device, NULL before creation and once destroy started
- * @lock: protects @misc, @fault, @reset_fault, @reset_pending, @resets and
- *	@mbox's state
+ * @lock: protects @misc, @fault, @reset_fault, @reset_pending, @resets,
+ *	@power_auto and @mbox's state
  * @misc: MiscRAM contents
+ * @power_auto: the simulated firmware bumps a die's utilisation sample
+ *	counter (high 16 bits of its word) at each read of it (debugfs
+ *	power_util turns it on)
  * @fault: the fault switch
  * @reset_fault: @fault when the reset in flight was requested
  * @reset_pending: a reset was accepted by the doorbell and not finished
@@ -301,9 +306,10 @@ struct nsim_dev {
 	struct mutex nd_lock;
 	struct neuron_bus_device *nd;
 
-	/* protects misc, fault, reset_fault, reset_pending, resets and mbox's state */
+	/* protects misc, fault, reset_fault, reset_pending, resets, power_auto, mbox's state */
 	spinlock_t lock;
 	u32 misc[NSIM_MISC_SIZE / 4];
+	bool power_auto;
 	enum nsim_fault fault;
 	enum nsim_fault reset_fault;
 	bool reset_pending;

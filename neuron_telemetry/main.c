@@ -4,10 +4,11 @@
  * sysfs statistics, power).  It registers with neuron_core like the DMA
  * plane does and serves the telemetry commands through the core's firmware
  * mailboxes (include/neuron/fw.h): posting a metrics blob, reading device
- * counters, performance profiles and throttling notifications.
- * METRICS_CTRL answers -EOPNOTSUPP until the metrics thread exists
- * (Documentation/ioctl.rst).  It attaches to every device, showing
- * /sys/kernel/debug/neuron/neuronN/telemetry while it is loaded.
+ * counters, performance profiles and throttling notifications; and it runs
+ * each device's metrics posting thread (metrics.c, with power sampling in
+ * power.c), which METRICS_CTRL pauses and resumes.  It attaches to every
+ * device, showing /sys/kernel/debug/neuron/neuronN/telemetry while it is
+ * loaded.
  */
 
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
@@ -193,17 +194,27 @@ static long neuron_tel_throttling(struct neuron_file *nf, void __user *arg)
 	return 0;
 }
 
+/*
+ * NEURON_IOCTL_METRICS_CTRL: pause or resume the device's metrics posts.
+ * Unlike the reference, which ignores them, other modes are -EINVAL.
+ */
+static long neuron_tel_metrics_ctrl(struct neuron_file *nf, void __user *arg)
+{
+	struct neuron_ioctl_metrics_ctrl a;
+
+	if (copy_from_user(&a, arg, sizeof(a)))
+		return -EFAULT;
+	return neuron_tel_metrics_set_mode(neuron_tel_dev(nf), a.mode);
+}
+
 #define F1(g, type, fn)	NEURON_IOCTL_F1(g, type, fn)
 #define ATT		NEURON_GATE_ATTACHED
-/* A command of the plane not written yet: -EOPNOTSUPP. */
-#define PENDING		NULL
 
 static const struct neuron_ioctl_family neuron_tel_ioctls[NEURON_IOCTL_MAX_NR + 1] = {
 	F1(ATT, NEURON_IOCTL_POST_METRIC, neuron_tel_post_metric),
 	F1(ATT, NEURON_IOCTL_READ_HW_COUNTERS, neuron_tel_read_hw_counters),
 	F1(ATT, NEURON_IOCTL_POWER_PROFILE, neuron_tel_power_profile),
-	/* Needs the metrics posting thread. */
-	F1(ATT, NEURON_IOCTL_METRICS_CTRL, PENDING),
+	F1(ATT, NEURON_IOCTL_METRICS_CTRL, neuron_tel_metrics_ctrl),
 	F1(ATT, NEURON_IOCTL_THROTTLING_NOTIFICATIONS, neuron_tel_throttling),
 	F1(ATT, NEURON_IOCTL_GET_PERFORMANCE_PROFILE, neuron_tel_get_perf_profile),
 	F1(ATT, NEURON_IOCTL_AVAILABLE_PERF_PROFILES, neuron_tel_available_profiles),
@@ -212,13 +223,27 @@ static const struct neuron_ioctl_family neuron_tel_ioctls[NEURON_IOCTL_MAX_NR + 
 static int neuron_tel_attach(struct neuron_device *nd, void **priv)
 {
 	struct neuron_tel_dev *td = kzalloc(sizeof(*td), GFP_KERNEL);
+	int ret;
 
 	if (!td)
 		return -ENOMEM;
 	td->nd = nd;
 	mutex_init(&td->lock);
+	ret = neuron_tel_power_init(td);
+	if (ret)
+		goto err_power;
+	ret = neuron_tel_metrics_init(td);
+	if (ret)
+		goto err_metrics;
 	*priv = td;
 	return 0;
+
+err_metrics:
+	neuron_tel_power_fini(td);
+err_power:
+	mutex_destroy(&td->lock);
+	kfree(td);
+	return ret;
 }
 
 /* debugfs: what the plane knows of the device. */
@@ -226,6 +251,7 @@ static int neuron_tel_show(struct seq_file *s, void *unused)
 {
 	struct neuron_tel_dev *td = s->private;
 	const struct neuron_dhal *dhal = neuron_device_dhal(td->nd);
+	struct neuron_tel_power_stats pw;
 
 	seq_printf(s, "device: neuron%d\n", neuron_device_index(td->nd));
 	seq_printf(s, "generation: %u\n", dhal ? dhal->generation : 0);
@@ -237,7 +263,10 @@ static int neuron_tel_show(struct seq_file *s, void *unused)
 		seq_puts(s, "performance profile: not set\n");
 	seq_printf(s, "throttling notifications: %s\n", str_on_off(td->throttling));
 	mutex_unlock(&td->lock);
-	seq_puts(s, "metrics: not implemented\n");
+	neuron_tel_metrics_show(s, td);
+	neuron_tel_power_get(td, &pw);
+	seq_printf(s, "power: %s %llu %u %u %u\n", neuron_tel_power_status_name(pw.status),
+		   pw.epoch, pw.min, pw.max, pw.avg);
 	return 0;
 }
 DEFINE_SHOW_ATTRIBUTE(neuron_tel);
@@ -249,13 +278,19 @@ static void neuron_tel_publish(struct neuron_device *nd, void *priv)
 
 	if (!IS_ERR_OR_NULL(dir))
 		td->debugfs = debugfs_create_file("telemetry", 0400, dir, td, &neuron_tel_fops);
+	neuron_tel_sysfs_add(td);
+	neuron_tel_metrics_start(td);
 }
 
 static void neuron_tel_detach(struct neuron_device *nd, void *priv)
 {
 	struct neuron_tel_dev *td = priv;
 
+	neuron_tel_metrics_stop(td);
+	neuron_tel_sysfs_remove(td);
 	debugfs_remove(td->debugfs);
+	neuron_tel_metrics_fini(td);
+	neuron_tel_power_fini(td);
 	mutex_destroy(&td->lock);
 	kfree(td);
 }

@@ -11,6 +11,7 @@
 #include <linux/types.h>
 
 struct dentry;
+struct seq_file;
 struct neuron_device;
 struct neuron_tel_sysfs;
 struct neuron_tel_metrics;
@@ -69,7 +70,60 @@ struct neuron_tel_power_stats {
 	u32 avg;
 };
 
+/* sysfs.c: the statistics tree, built at publish and removed at detach. */
+void neuron_tel_sysfs_add(struct neuron_tel_dev *td);
+void neuron_tel_sysfs_remove(struct neuron_tel_dev *td);
+
 /* power.c: fills @out with the last roll-up (NO_DATA before the first). */
 void neuron_tel_power_get(struct neuron_tel_dev *td, struct neuron_tel_power_stats *out);
+int neuron_tel_power_init(struct neuron_tel_dev *td);
+void neuron_tel_power_fini(struct neuron_tel_dev *td);
+void neuron_tel_power_sample(struct neuron_tel_dev *td);
+const char *neuron_tel_power_status_name(u32 status);
+
+/* metrics.c: the posting thread of a device, and METRICS_CTRL. */
+int neuron_tel_metrics_init(struct neuron_tel_dev *td);
+void neuron_tel_metrics_start(struct neuron_tel_dev *td);
+void neuron_tel_metrics_stop(struct neuron_tel_dev *td);
+void neuron_tel_metrics_fini(struct neuron_tel_dev *td);
+int neuron_tel_metrics_set_mode(struct neuron_tel_dev *td, u32 mode);
+void neuron_tel_metrics_show(struct seq_file *s, struct neuron_tel_dev *td);
+
+/* Bytes of one posted blob: the firmware's data area. */
+#define NEURON_TEL_BLOB_SIZE	128
+
+/**
+ * struct neuron_tel_blob - a metrics blob being built
+ * @len: bytes used in @data
+ * @data: records {u8 id; u8 len; u8 data[len]}, packed, no terminator
+ */
+struct neuron_tel_blob {
+	u32 len;
+	u8 data[NEURON_TEL_BLOB_SIZE];
+};
+
+struct neuron_ds_counters;
+
+/**
+ * struct neuron_tel_snap - what one post reports, gathered by the thread
+ * @instance: the instance id (DMI board asset tag, or "0")
+ * @profile: the device's performance profile (0 until one is set)
+ * @fw_errors: posts the firmware failed so far
+ * @ds: the datastore's counters (neuron_ds_counters())
+ */
+struct neuron_tel_snap {
+	const char *instance;
+	u32 profile;
+	u32 fw_errors;
+	const struct neuron_ds_counters *ds;
+};
+
+#if IS_ENABLED(CONFIG_KUNIT)
+bool neuron_tel_blob_add(struct neuron_tel_blob *b, u8 id, const char *val, size_t len);
+bool neuron_tel_delta(u64 curr, u64 *prev, u64 *delta);
+unsigned int neuron_tel_top2(const struct neuron_ds_counters *ds, unsigned int id, u64 out[2]);
+void neuron_tel_build(struct neuron_tel_blob *b, const struct neuron_tel_snap *snap, u8 tick,
+		      u64 *prev);
+#endif
 
 #endif /* _NEURON_TELEMETRY_H */

@@ -54,6 +54,7 @@
 #include <neuron/udma.h>
 
 #include "dma.h"
+#include "trace.h"
 
 unsigned int neuron_dma_timeout_ms = 10000;
 module_param_named(dma_timeout_ms, neuron_dma_timeout_ms, uint, 0644);
@@ -107,6 +108,7 @@ static int neuron_dma_chan_program(struct neuron_dma_chan *ch)
 		ret = neuron_udma_engine_set_state(&ch->eng, NEURON_UDMA_NORMAL);
 	ch->q = &ch->eng.queue[0];
 	ch->inflight = 0;
+	ch->queued = 0;
 	neuron_udma_marker_arm(ch->marker);
 	ch->broken = ret != 0;
 	if (ret)
@@ -336,6 +338,7 @@ static int neuron_dma_queue_copy(struct neuron_dma_chan *ch, u64 src, u64 dst, u
 	if (n < 0)
 		return n;
 	ch->inflight += n;
+	ch->queued += len;
 	return 0;
 }
 
@@ -356,7 +359,9 @@ static int neuron_dma_kick(struct neuron_dma_chan *ch)
 	if (ret < 0)
 		return ret;
 	ch->inflight += ret;
+	ch->submit_ns = trace_neuron_dma_complete_enabled() ? ktime_get_ns() : 0;
 	neuron_udma_submit(ch->q);
+	trace_neuron_dma_submit(ch, 0, 0, 0);
 	return 0;
 }
 
@@ -417,14 +422,21 @@ static void neuron_dma_chan_recover(struct neuron_dma_chan *ch)
 static int neuron_dma_wait(struct neuron_dma_chan *ch, bool killable)
 {
 	struct neuron_dma *dma = ch->dma;
-	unsigned long deadline = jiffies + msecs_to_jiffies(READ_ONCE(neuron_dma_timeout_ms));
+	unsigned int timeout_ms = READ_ONCE(neuron_dma_timeout_ms);
+	unsigned long deadline = jiffies + msecs_to_jiffies(timeout_ms);
 	unsigned int delay = 2;
 	int ret;
 
 	for (;;) {
 		if (neuron_udma_marker_seen(ch->marker)) {
 			ret = neuron_udma_ack(ch->q, ch->inflight);
+			if (ret)
+				trace_neuron_dma_abort(ch, 0, 0, -EIO);
+			else if (trace_neuron_dma_complete_enabled())
+				trace_neuron_dma_complete(ch, ch->submit_ns ?
+							  ktime_get_ns() - ch->submit_ns : 0, 0, 0);
 			ch->inflight = 0;
+			ch->queued = 0;
 			neuron_udma_marker_arm(ch->marker);
 			if (ret) {
 				neuron_dma_chan_recover(ch);
@@ -451,6 +463,10 @@ static int neuron_dma_wait(struct neuron_dma_chan *ch, bool killable)
 		usleep_range(delay, delay * 2);
 		delay = min(delay * 2, 1000U);
 	}
+	if (ret == -ETIMEDOUT)
+		trace_neuron_dma_timeout(ch, 0, timeout_ms, 0);
+	else
+		trace_neuron_dma_abort(ch, 0, 0, ret);
 	neuron_dma_chan_recover(ch);
 	dev_warn_ratelimited(neuron_device_parent(dma->nd), "DMA engine %u: transfer %s, %s\n",
 			     ch->eng.index, ret == -EIO ? "aborted by the engine" :

@@ -81,6 +81,10 @@ struct neuron_dma_pinned {
  *	out again, never reprogrammed, and keeps its rings, bounce buffer,
  *	@hold and @pinned until the device goes (neuron_dma_detach_device())
  * @inflight: descriptor pairs submitted and not yet acknowledged
+ * @queued: bytes the descriptors of the piece being queued or in flight
+ *	move (the tracepoints' field, trace.h)
+ * @submit_ns: ktime_get_ns() at the piece's submit, when the
+ *	neuron_dma_complete tracepoint was on then; else 0
  * @use: chunks the transfer in flight uses, borrowed from the holder (no
  *	references); when the channel dies, @hold takes references on them
  * @hold: chunks an asynchronous copy in flight uses, or a dead channel
@@ -107,6 +111,8 @@ struct neuron_dma_chan {
 	bool broken;
 	bool dead;
 	u32 inflight;
+	u64 queued;
+	u64 submit_ns;
 	struct neuron_mem_chunk *use[2];
 	struct neuron_mem_chunk *hold[2];
 	struct neuron_dma_pinned pinned;

@@ -22,6 +22,9 @@
 
 #include "dma.h"
 
+#define CREATE_TRACE_POINTS
+#include "trace.h"
+
 #define F1(g, type, fn)			NEURON_IOCTL_F1(g, type, fn)
 #define F2(g, type, fn, ...)		NEURON_IOCTL_F2(g, type, fn, __VA_ARGS__)
 #define ATT				NEURON_GATE_ATTACHED

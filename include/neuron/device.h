@@ -23,7 +23,9 @@
 
 struct dentry;
 struct device;
+struct kobject;
 struct neuron_dhal;
+struct neuron_dhal_arch;
 struct neuron_device;
 struct vm_area_struct;
 
@@ -106,6 +108,10 @@ struct neuron_pci_identity {
  *	      @off (page aligned, inside the BAR) into @vma, which is a
  *	      shared mapping; NULL if the bus cannot (device memory is then
  *	      not mappable).  Called in mmap() with the mmap lock held.
+ * @mem_phys: for a bus whose BARs have no bus address (&neuron_bar.phys
+ *	      0), the physical address of the page at byte @off (page
+ *	      aligned, inside the BAR) of BAR @bar, for peer-direct users;
+ *	      NULL if there is none.  Called only while the BAR is mapped.
  * @reg_ops: register emulation, or NULL for readl()/writel() on the mapping
  * @ctx: passed back to every callback
  * @simulated: the device is simulated (reported to user space only)
@@ -120,6 +126,7 @@ struct neuron_bus_desc {
 	int (*map_bar)(void *ctx, unsigned int bar, bool wc, struct neuron_bar *out);
 	void (*unmap_bar)(void *ctx, unsigned int bar, struct neuron_bar *mapping);
 	int (*mmap_bar)(void *ctx, unsigned int bar, u64 off, struct vm_area_struct *vma);
+	int (*mem_phys)(void *ctx, unsigned int bar, u64 off, phys_addr_t *phys);
 	const struct neuron_reg_ops *reg_ops;
 	void *ctx;
 	bool simulated;
@@ -141,8 +148,11 @@ int neuron_device_index(struct neuron_device *nd);
 
 struct device *neuron_device_parent(struct neuron_device *nd);
 const struct neuron_dhal *neuron_device_dhal(struct neuron_device *nd);
+const struct neuron_dhal_arch *neuron_device_arch(struct neuron_device *nd);
 u64 neuron_device_host_base(struct neuron_device *nd);
 struct dentry *neuron_device_debugfs(struct neuron_device *nd);
+struct kobject *neuron_device_kobj(struct neuron_device *nd);
+struct kobject *neuron_device_info_kobj(struct neuron_device *nd);
 bool neuron_device_enter_try(struct neuron_device *nd);
 void neuron_device_leave(struct neuron_device *nd);
 

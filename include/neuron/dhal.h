@@ -130,6 +130,9 @@ struct neuron_dhal_mem {
  * @perf_profiles: the firmware has performance profiles (the new mailbox's
  *	SET_POWER_PROFILE and GET_DATA); without them the profile commands
  *	succeed and do nothing (profile 0, none available)
+ * @hbm_repair: the firmware reports the HBM repair state (MiscRAM 0x64):
+ *	uncorrected HBM errors count as repairable while it says so (sysfs
+ *	stats/hardware); without it they are all uncorrected
  */
 struct neuron_dhal_fw {
 	u32 reset_poll_ms;
@@ -141,6 +144,7 @@ struct neuron_dhal_fw {
 	u64 csr_dev_base;
 	u64 csr_dev_size;
 	bool perf_profiles;
+	bool hbm_repair;
 };
 
 /* Access a register window gives user space (&neuron_dhal_reg_window.access). */
@@ -267,6 +271,36 @@ struct neuron_dhal_nq {
 };
 
 /**
+ * struct neuron_dhal_pe - where a core's PE-array activity counters are
+ * @xbus_count: register groups of one row group
+ * @row_groups: row groups (one line each of sysfs tensor_engine/pe_cntrs)
+ * @col_groups: column groups whose fast weight-load counters add up
+ * @grp_size: bytes between register groups
+ * @mm: per NeuronCore, the register-BAR offset of row group 0's
+ *	matmul-active cycle counter
+ * @wl: per NeuronCore, row group 0's weight-load cycle counter, added to
+ *	the fast ones; NULL where only fast weight loads are counted
+ * @fast_wl: per NeuronCore, row group 0's, column group 0's fast
+ *	weight-load cycle counter
+ * @idle: per NeuronCore, row group 0's idle cycle counter
+ *
+ * Each counter is 64 bits: the low word at its offset, the high word 4
+ * bytes above.  Row group r's counter is at the offset plus
+ * r * @xbus_count * @grp_size, column group c's fast weight-load counter
+ * c * @grp_size above its row group's.
+ */
+struct neuron_dhal_pe {
+	u32 xbus_count;
+	u32 row_groups;
+	u32 col_groups;
+	u64 grp_size;
+	const u64 *mm;
+	const u64 *wl;
+	const u64 *fast_wl;
+	const u64 *idle;
+};
+
+/**
  * struct neuron_dhal - a DHAL module's descriptor
  * @owner: the module (THIS_MODULE)
  * @name: module name, shown in sysfs (info/dhal)
@@ -280,6 +314,8 @@ struct neuron_dhal_nq {
  * @udma: where the DMA engines are and the generation's engine settings
  *	(include/neuron/udma.h); NULL when the generation has no DMA support
  * @nq: notification-queue blocks; NULL when queues are not supported
+ * @pe: PE-array activity counters (&neuron_dhal_layout.nc_count entries
+ *	per table); NULL when their place is not known
  */
 struct neuron_dhal {
 	struct module *owner;
@@ -293,6 +329,7 @@ struct neuron_dhal {
 	const struct neuron_dhal_user *user;
 	const struct neuron_udma_gen *udma;
 	const struct neuron_dhal_nq *nq;
+	const struct neuron_dhal_pe *pe;
 };
 
 /**

@@ -163,5 +163,6 @@ int neuron_fw_get_available_profiles(struct neuron_device *nd, u16 feature, u8 *
 				     u8 bitmap[NEURON_FW_PROFILE_BITMAP]);
 int neuron_fw_set_features(struct neuron_device *nd, u8 features);
 bool neuron_fw_has_perf_profiles(struct neuron_device *nd);
+u32 neuron_fw_misc_read(struct neuron_device *nd, u32 reg);
 
 #endif /* _NEURON_FW_H */

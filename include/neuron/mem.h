@@ -10,6 +10,7 @@
 #define _NEURON_MEM_H
 
 #include <linux/kref.h>
+#include <linux/list.h>
 #include <linux/overflow.h>
 #include <linux/types.h>
 
@@ -44,6 +45,8 @@ enum neuron_mem_location {
  * @dma: its DMA address; likewise
  * @dma_mapped: the host chunk has its memory (given back, and cleared, at
  *	its last reference or when the device goes)
+ * @p2p: peer-direct registrations of its mappings (neuron_core's p2p.c,
+ *	under its lock); each holds a reference
  */
 struct neuron_mem_chunk {
 	struct kref ref;
@@ -61,6 +64,7 @@ struct neuron_mem_chunk {
 	void *va;
 	dma_addr_t dma;
 	bool dma_mapped;
+	struct list_head p2p;
 };
 
 /**

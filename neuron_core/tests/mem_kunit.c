@@ -4,7 +4,8 @@
  * one 1 MiB device-memory pool, the test's process attached.  Handles are
  * checked for uniqueness and opacity, and stale, forged and foreign handles
  * for refusal; references keep a freed chunk's memory; detach frees
- * exactly the process's chunks; bad requests change nothing.
+ * exactly the process's chunks; bad requests change nothing; the
+ * statistics follow the chunks.
  */
 
 #include <kunit/test.h>
@@ -275,6 +276,36 @@ static void mem_bad_requests_change_nothing(struct kunit *test)
 	}
 }
 
+/* The statistics follow each chunk by its core and category, to its last reference. */
+static void mem_stats_follow_chunks(struct kunit *test)
+{
+	const unsigned int cat = NEURON_STATS_NC_DEV_CAT + NEURON_STATS_DEV_COLLECTIVES;
+	struct neuron_mem_request req = dev_req;
+	struct neuron_device *nd = test->priv;
+	struct neuron_mem_chunk *mc = NULL;
+	struct neuron_stat s;
+
+	req.nc_id = 1;
+	req.size = 3 * PAGE_SIZE;
+	req.mem_type = NEURON_MEMALLOC_TYPE_COLLECTIVES_DEVICE;
+	KUNIT_ASSERT_EQ(test, 0, neuron_mem_alloc(nd, &req, &mc));
+	KUNIT_ASSERT_EQ(test, 0, neuron_stats_read(nd, 1, cat, &s));
+	KUNIT_EXPECT_EQ(test, 3 * PAGE_SIZE, (unsigned long)s.total);
+	KUNIT_ASSERT_EQ(test, 0, neuron_stats_read(nd, 1, NEURON_STATS_NC_DEVICE_MEM, &s));
+	KUNIT_EXPECT_EQ(test, 3 * PAGE_SIZE, (unsigned long)s.total);
+	KUNIT_ASSERT_EQ(test, 0, neuron_stats_read(nd, 0, NEURON_STATS_NC_DEVICE_MEM, &s));
+	KUNIT_EXPECT_EQ(test, 0ULL, s.total);
+	/* Freed but still referenced: still counted. */
+	KUNIT_EXPECT_EQ(test, 0, neuron_mem_free_handle(nd, mc->handle));
+	KUNIT_ASSERT_EQ(test, 0, neuron_stats_read(nd, 1, cat, &s));
+	KUNIT_EXPECT_EQ(test, 3 * PAGE_SIZE, (unsigned long)s.total);
+	neuron_mem_put(mc);
+	KUNIT_ASSERT_EQ(test, 0, neuron_stats_read(nd, 1, cat, &s));
+	KUNIT_EXPECT_EQ(test, 0ULL, s.total);
+	KUNIT_EXPECT_EQ(test, 3 * PAGE_SIZE, (unsigned long)s.present);
+	KUNIT_EXPECT_EQ(test, 3 * PAGE_SIZE, (unsigned long)s.peak);
+}
+
 static struct kunit_case mem_cases[] = {
 	KUNIT_CASE(mem_handles_unique_and_opaque),
 	KUNIT_CASE(mem_stale_and_forged_handles),
@@ -282,6 +313,7 @@ static struct kunit_case mem_cases[] = {
 	KUNIT_CASE(mem_reference_keeps_memory),
 	KUNIT_CASE(mem_detach_frees_everything),
 	KUNIT_CASE(mem_bad_requests_change_nothing),
+	KUNIT_CASE(mem_stats_follow_chunks),
 	{}
 };
 

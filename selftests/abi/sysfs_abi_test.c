@@ -5,7 +5,8 @@
  * Reads every file of Documentation/ABI/testing/ (under $NEURON_TOP, else
  * in the checkout that holds the current directory or this program: the
  * guest runs the tests from the checkout, make run_tests from selftests/),
- * then brings up simulated v2, v3 and v4 devices and, when QEMU has it, the
+ * then loads neuron_telemetry (whose statistics tree is under each device)
+ * and brings up simulated v2, v3 and v4 devices and, when QEMU has it, the
  * secondary-vga PCI function bound to the driver as a Trn2, and lists the
  * attributes the driver has in sysfs:
  *
@@ -523,8 +524,9 @@ static void live_collect(struct live *l, const char *vga, struct strs *vga_base)
 	d = opendir(CLASS_DIR);
 	while (d && (de = readdir(d))) {
 		snprintf(dir, sizeof(dir), CLASS_DIR "/%s", de->d_name);
+		/* Deep enough for neuron_core<K>/stats/memory_usage/device_mem/<category>/. */
 		if (de->d_name[0] != '.' && !lstat(dir, &st) && S_ISLNK(st.st_mode))
-			walk(l, dir, "", 4, device_generic, NULL);
+			walk(l, dir, "", 6, device_generic, NULL);
 	}
 	if (d)
 		closedir(d);
@@ -651,6 +653,8 @@ FIXTURE_SETUP(live)
 
 	ASSERT_EQ(0, abi_load(&self->doc));
 	ASSERT_EQ(0, nt_driver_up(CORE_ARGS, ""));
+	/* The statistics tree is neuron_telemetry's: it must be seen too. */
+	ASSERT_EQ(0, nt_sh("modprobe neuron_telemetry"));
 	np_find(VGA_VENDOR, VGA_DEVICE, self->vga, sizeof(self->vga));
 	live_clean(self->vga);
 	if (!self->vga[0])
@@ -683,6 +687,8 @@ TEST_F_TIMEOUT(live, every_attribute_documented, 300)
 		CLASS_DIR "/neuron1/info/architecture/device_name",
 		CLASS_DIR "/neuron2/core_count",
 		CLASS_DIR "/neuron3/info/serial_number",
+		CLASS_DIR "/neuron3/info/notify_delay",
+		CLASS_DIR "/neuron2/neuron_core7/stats/memory_usage/device_mem/tensors/peak",
 		SIM_BUS "/new_device",
 		SIM_BUS "/devices/neuron_sim1/state",
 		MODULE_DIR "/neuron/version",

@@ -1871,6 +1871,23 @@ static int ck_profile0(struct ctx *c)
 	return c->o32 == 0 ? 0 : -1;
 }
 
+static long metrics_ctrl(struct ctx *c, __u32 mode)
+{
+	struct neuron_ioctl_metrics_ctrl m = { .mode = mode };
+
+	return xioctl(c->fd, NEURON_IOCTL_METRICS_CTRL, &m);
+}
+
+static long r_metrics_pause(struct ctx *c)
+{
+	return metrics_ctrl(c, NEURON_METRICS_MODE_PERIODIC_DISABLE);
+}
+
+static void u_metrics_pause(struct ctx *c)
+{
+	metrics_ctrl(c, NEURON_METRICS_MODE_PERIODIC_ENABLE);
+}
+
 static long throttle(struct ctx *c, __u32 on)
 {
 	struct neuron_ioctl_throttling_notifications t = { .enable = on };
@@ -2065,13 +2082,14 @@ static const struct fcase fcases[] = {
 	FC(CRWL_READER_ENTER, .prep = p_reader, .run = r_r_enter, .undo = u_r_exit,
 	   .fini = f_lock),
 	FC(CRWL_READER_EXIT, .prep = p_reader, .run = r_r_exit, .fini = f_lock),
-	/* Telemetry: the firmware mailboxes. */
+	/* Telemetry: the firmware mailboxes and the metrics thread. */
 	FC(POST_METRIC, .run = r_post_metric),
 	FC(READ_HW_COUNTERS, .run = r_read_hw),
 	FC(POWER_PROFILE, .run = r_power_profile, .undo = u_power_profile),
 	FC(GET_PERFORMANCE_PROFILE, .run = r_get_profile, .check = ck_profile0),
 	FC(AVAILABLE_PERF_PROFILES, .run = r_avail, .check = ck_avail),
 	FC(THROTTLING_NOTIFICATIONS, .run = r_throttle, .undo = u_throttle),
+	FC(METRICS_CTRL, .run = r_metrics_pause, .undo = u_metrics_pause),
 	/* Reservations, initialisation, resets. */
 	FC(CRWL_NC_RANGE_MARK, .run = r_mark, .check = ck_mark, .undo = u_unmark),
 	FC(CRWL_NC_RANGE_MARK_EXT0, .run = r_mark_ext, .check = ck_mark, .undo = u_unmark),

@@ -10,7 +10,8 @@
  *   dma_bench INDEX [ROUNDS [SIZES [CALLS [COPY_BENCH]]]]
  *
  * SIZES is a comma-separated list of byte counts, each with an optional K,
- * M or G suffix (powers of two); by default 4K,64K,256K,1M,4M,16M,64M.  One
+ * M or G suffix (powers of two); by default 4K,64K,256K,1M,4M,16M,64M; "-"
+ * for none (only the 64-byte copies: tools/bench/dma-breakdown).  One
  * device chunk of the largest size is allocated on channel 0 and every
  * copy starts at its offset 0.  On a simulated Trn2 each channel gets a
  * quarter of the device memory: load neuron_sim with mem_size=512M for
@@ -55,14 +56,16 @@
  * alternating order.  Medians over ROUNDS rounds are printed: rates in
  * MB/s (10^6 bytes a second), latencies in ns, and ratios as the median of
  * the per-round ratios (so a ratio may differ a little from the quotient
- * of the medians printed beside it).
+ * of the medians printed beside it), each with the smallest and largest
+ * per-round ratio in brackets.
  *
  * Batches are timed with the TSC on x86 (calibrated against
  * CLOCK_MONOTONIC over the whole run), see bench_common.h; an engine batch
  * is the sum of the times the simulator reports, read with the kernel's
- * clock.  Where that clock steps in jiffies (printed at the start), one
- * reading of a short copy is 0 or a whole step, but the sum over a batch
- * is still an unbiased estimate, only noisier at small sizes.
+ * clock (ktime_get()).  Where that clock is coarse (jiffies: printed at
+ * the start, bench_clock_probe()), one reading of a short copy is 0 or a
+ * whole step: the engine baseline is then left out, with a banner at the
+ * start and at the end of the run, rather than printed quantised.
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -92,8 +95,6 @@
 #define SMALL		64
 /* The destination buffer's offset in a page (see the buffers above). */
 #define DST_SKEW	64
-/* A kernel clock stepping more coarsely than this is reported as coarse. */
-#define FINE_CLOCK_NS	10000
 
 #define DEFAULT_SIZES	"4K,64K,256K,1M,4M,16M,64M"
 #define COPY_BENCH	"/sys/kernel/debug/neuron_sim/neuron_sim%s/copy_bench"
@@ -126,7 +127,9 @@ static int base_kind(int k, int b)
 	return k == TO_DEV ? ENG_TO : ENG_FROM;
 }
 
-static int fd, efd = -1;
+static int fd, efd = -1, nrounds;
+/* The engine baseline left out: the kernel's clock is too coarse for it. */
+static int eng_coarse;
 static __u64 handle;
 static char *src, *dst;
 static uint64_t sizes[MAX_SIZES];
@@ -178,9 +181,12 @@ static uint64_t parse_size(const char *s)
 
 static int parse_sizes(const char *arg)
 {
-	char *copy = strdup(arg), *tok, *save;
+	char *copy, *tok, *save;
 	int ret = 0;
 
+	if (!strcmp(arg, "-"))
+		return 0;
+	copy = strdup(arg);
 	if (!copy)
 		bench_die("strdup", ENOMEM);
 	for (tok = strtok_r(copy, ",", &save); tok; tok = strtok_r(NULL, ",", &save)) {
@@ -359,38 +365,18 @@ static double *samples(int rounds)
 }
 
 /*
- * The smallest step of CLOCK_MONOTONIC, the clock the simulator times its
- * copies with: a nanosecond or so with a fine clock source, a jiffy with
- * none.
- */
-static uint64_t clock_step_ns(void)
-{
-	uint64_t a, b, step = UINT64_MAX;
-	int i;
-
-	for (i = 0; i < 5; i++) {
-		a = bench_now_ns();
-		do
-			b = bench_now_ns();
-		while (b == a);
-		if (b - a < step)
-			step = b - a;
-	}
-	return step;
-}
-
-/*
  * The lowest ratio of direction @k against baseline @b at sizes from
  * FLOOR_FROM up, against the floor.
  */
 static void report_floor(int k, int b, const double *ratio)
 {
 	int bk = base_kind(k, b), low = -1;
-	char name[32];
+	char name[32], spread[64];
 	unsigned int s;
 
 	if (b == BASE_ENGINE && efd < 0) {
-		printf("%s / engine: no engine baseline (no copy_bench file)\n", kind_name[k]);
+		printf("%s / engine: no engine baseline (%s)\n", kind_name[k],
+		       eng_coarse ? "kernel clock too coarse" : "no copy_bench file");
 		return;
 	}
 	for (s = 0; s < nsizes; s++)
@@ -401,10 +387,11 @@ static void report_floor(int k, int b, const double *ratio)
 		printf("%s / %s: no size of 1 MiB or more to judge\n", kind_name[k], base_name[b]);
 		return;
 	}
-	printf("%s / %s, sizes >= 1 MiB: lowest %.3f (%s), floor %.2f: %s, goal %.2f: %s\n",
-	       kind_name[k], base_name[b], ratio[low], fmt_size(name, sizeof(name), sizes[low]),
-	       FLOOR, ratio[low] >= FLOOR ? "PASS" : "FAIL", GOAL,
-	       ratio[low] >= GOAL ? "met" : "not met");
+	printf("%s / %s, sizes >= 1 MiB: lowest %s (%s), floor %.2f: %s, goal %.2f: %s\n",
+	       kind_name[k], base_name[b],
+	       bench_fmt_spread(spread, sizeof(spread), ratio_t[k][b][low], nrounds, 3),
+	       fmt_size(name, sizeof(name), sizes[low]), FLOOR,
+	       ratio[low] >= FLOOR ? "PASS" : "FAIL", GOAL, ratio[low] >= GOAL ? "met" : "not met");
 }
 
 int main(int argc, char **argv)
@@ -415,11 +402,12 @@ int main(int argc, char **argv)
 	struct neuron_ioctl_mem_alloc_v2 alloc = { .dram_channel = 0, .mem_handle = &handle };
 	struct neuron_ioctl_mem_free mf = { 0 };
 	double ns_per_tick, scale[NKINDS], rate[NKINDS], ratio[NDIRS][NBASES][MAX_SIZES];
-	uint64_t max = 0, span, gap, step, t_start = bench_now_ns();
+	uint64_t max = 0, span, gap, t_start = bench_now_ns();
 	long page = sysconf(_SC_PAGESIZE);
-	char path[64], ebench[128], name[32], batch[32];
+	char path[64], ebench[128], name[32], batch[32], spread[64];
 	const char *tunables = getenv("GLIBC_TUNABLES");
 	struct bench_calib calib;
+	struct bench_clock clk;
 	unsigned int s;
 	int r, k, b;
 	char *map;
@@ -431,6 +419,7 @@ int main(int argc, char **argv)
 			", - for none\n", argv[0], MAX_SIZES, DEFAULT_SIZES, "INDEX");
 		return 2;
 	}
+	nrounds = rounds;
 	for (s = 0; s < nsizes; s++)
 		if (sizes[s] > max)
 			max = sizes[s];
@@ -485,11 +474,15 @@ int main(int argc, char **argv)
 	printf("buffers: dst = src + %llu pages + %d bytes; memcpy(): glibc%s%s\n",
 	       (unsigned long long)gap, DST_SKEW, tunables ? ", GLIBC_TUNABLES=" : "",
 	       tunables ? tunables : "");
+	bench_clock_probe(&clk);
 	if (efd >= 0) {
-		step = clock_step_ns();
-		printf("engine: %s, kernel clock resolution %llu ns%s\n", ebench,
-		       (unsigned long long)step,
-		       step > FINE_CLOCK_NS ? " (coarse: engine batches sum coarse readings)" : "");
+		printf("engine: %s\n", ebench);
+		bench_clock_report(&clk, "the engine baseline (its 4 columns) is");
+		if (clk.coarse) {
+			close(efd);
+			efd = -1;
+			eng_coarse = 1;
+		}
 	}
 	printf("%d rounds of batches of at least %s and %ld calls of %d bytes, medians\n", rounds,
 	       fmt_size(batch, sizeof(batch), BATCH), calls, SMALL);
@@ -526,11 +519,14 @@ int main(int argc, char **argv)
 							      scale[base_kind(k, b)] /
 							      (byte_t[k][s][r] * scale[k]);
 
-	printf("%d-byte MEM_BUF_COPY64 to device %9.1f ns  null ioctl %9.1f ns  ratio %.3f\n",
+	printf("%d-byte MEM_BUF_COPY64 to device %9.1f ns  null ioctl %9.1f ns  ratio %s\n",
 	       SMALL, bench_median(small_t, rounds) * ns_per_tick,
-	       bench_median(null_t, rounds) * ns_per_tick, bench_median(small_ratio, rounds));
-	printf("%10s %10s %10s %10s %10s %10s %9s %9s %9s %9s\n", "size", "to dev", "from dev",
-	       "memcpy", "eng to", "eng from", "to/mcpy", "from/mcpy", "to/eng", "from/eng");
+	       bench_median(null_t, rounds) * ns_per_tick,
+	       bench_fmt_spread(spread, sizeof(spread), small_ratio, rounds, 3));
+	if (!nsizes)
+		goto out;
+	printf("%10s %10s %10s %10s %10s %10s\n", "size", "to dev", "from dev",
+	       "memcpy", "eng to", "eng from");
 	for (s = 0; s < nsizes; s++) {
 		/* A byte a nanosecond is 1,000 MB/s. */
 		for (k = 0; k < NKINDS; k++)
@@ -545,16 +541,25 @@ int main(int argc, char **argv)
 				printf(" %10.0f", rate[k]);
 			else
 				printf(" %10s", "-");
-		printf(" %9.3f %9.3f", ratio[TO_DEV][BASE_MEMCPY][s],
-		       ratio[FROM_DEV][BASE_MEMCPY][s]);
-		for (k = 0; k < NDIRS; k++)
-			if (efd >= 0 && !eng_zero[base_kind(k, BASE_ENGINE)][s])
-				printf(" %9.3f", ratio[k][BASE_ENGINE][s]);
-			else
-				printf(" %9s", "-");
 		printf("\n");
 	}
-	printf("%s\n%s\n", "rates in MB/s; vs memcpy is what the issue asks;",
+	printf("rates in MB/s (medians); ratios per round: median [min, max]\n");
+	printf("%10s %-22s %-22s %-22s %-22s\n", "size", "to/memcpy", "from/memcpy", "to/engine",
+	       "from/engine");
+	for (s = 0; s < nsizes; s++) {
+		printf("%10s", fmt_size(name, sizeof(name), sizes[s]));
+		for (b = 0; b < NBASES; b++)
+			for (k = 0; k < NDIRS; k++)
+				if (b == BASE_MEMCPY ||
+				    (efd >= 0 && !eng_zero[base_kind(k, b)][s]))
+					printf(" %-22s", bench_fmt_spread(spread, sizeof(spread),
+									  ratio_t[k][b][s], rounds,
+									  3));
+				else
+					printf(" %-22s", "-");
+		printf("\n");
+	}
+	printf("%s\n%s\n", "vs memcpy is what the issue asks;",
 	       "vs the engines' own copy in the same direction isolates the driver's overhead");
 	for (k = ENG_FROM; k <= ENG_TO; k++)
 		for (s = 0; s < nsizes; s++)
@@ -565,6 +570,9 @@ int main(int argc, char **argv)
 	for (b = 0; b < NBASES; b++)
 		for (k = 0; k < NDIRS; k++)
 			report_floor(k, b, ratio[k][b]);
+out:
+	if (eng_coarse)
+		bench_clock_report(&clk, "the engine baseline was");
 	printf("run: %.0f s\n", (bench_now_ns() - t_start) / 1e9);
 	return 0;
 }

@@ -16,7 +16,8 @@
  * runtime sends this command, and a normal file.  Each pair times CALLS
  * calls of one kind, then CALLS of the other (the order alternates), so
  * that drift and noise from the host hit both alike; the median of the
- * per-pair ratios is printed with the median cost of each kind.
+ * per-pair ratios, with the smallest and largest in brackets, is printed
+ * with the median cost of each kind.
  *
  * In a VM without a stable TSC the kernel's clock ticks in jiffies, far too
  * coarse for one batch; on x86 the batches are timed with the TSC, which
@@ -78,6 +79,7 @@ static uint64_t time_plane(int fd, long n)
 static void bench_plane(const char *lane, int fd, long calls, int pairs)
 {
 	double *ratio = calloc(pairs, sizeof(double));
+	char spread[64];
 	uint64_t a, b;
 	int p;
 
@@ -94,8 +96,8 @@ static void bench_plane(const char *lane, int fd, long calls, int pairs)
 		}
 		ratio[p] = (double)a / b;
 	}
-	printf("%-12s plane family (DMA number, encoding refused) / unknown number: ratio %.3f\n",
-	       lane, bench_median(ratio, pairs));
+	printf("%-12s plane family (DMA number, encoding refused) / unknown number: ratio %s\n",
+	       lane, bench_fmt_spread(spread, sizeof(spread), ratio, pairs, 3));
 	free(ratio);
 }
 
@@ -106,6 +108,7 @@ static void bench(const char *lane, int fd, long calls, int pairs)
 	double *ratio = calloc(pairs, sizeof(double));
 	struct bench_calib calib;
 	double ns_per_tick;
+	char spread[64];
 	uint64_t a, b;
 	int p;
 
@@ -129,9 +132,10 @@ static void bench(const char *lane, int fd, long calls, int pairs)
 		ratio[p] = (double)a / b;
 	}
 	ns_per_tick = bench_ns_per_tick(&calib);
-	printf("%-12s DRIVER_INFO_GET %7.1f ns  unknown number %7.1f ns  ratio %.3f\n",
+	printf("%-12s DRIVER_INFO_GET %7.1f ns  unknown number %7.1f ns  ratio %s\n",
 	       lane, bench_median(info, pairs) * ns_per_tick,
-	       bench_median(floor_t, pairs) * ns_per_tick, bench_median(ratio, pairs));
+	       bench_median(floor_t, pairs) * ns_per_tick,
+	       bench_fmt_spread(spread, sizeof(spread), ratio, pairs, 3));
 	free(info);
 	free(floor_t);
 	free(ratio);
