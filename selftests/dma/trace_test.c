@@ -249,6 +249,21 @@ FIXTURE_TEARDOWN(trace)
 }
 
 /*
+ * Whether CLOCK_MONOTONIC steps in jiffies: under TCG the guest may drop the
+ * TSC (its watchdog or its calibration fails on a busy host), and a short
+ * piece then measures 0 ns.
+ */
+static int clock_coarse(void)
+{
+	char cs[64];
+
+	if (nt_read(cs, sizeof(cs), "%s/current_clocksource",
+		    "/sys/devices/system/clocksource/clocksource0"))
+		return 0;
+	return !!strstr(cs, "jiffies");
+}
+
+/*
  * @size bytes to the device (@to_dev) or back: one or more pieces, each a
  * submit and a complete with the same device, engine, descriptors and
  * bytes; the bytes add up to @size.
@@ -258,6 +273,10 @@ static void check_copy(struct __test_metadata *_metadata, struct _test_data_trac
 {
 	unsigned long long sum = 0;
 	int i, subs = 0, pending = -1;
+	int coarse = clock_coarse();
+
+	if (coarse)
+		TH_LOG("the clocksource is jiffies: a piece may measure 0 ns");
 
 	ASSERT_EQ(0, ev_clear(self));
 	ASSERT_EQ(0, buf_copy(self->fd, 1, h, buf, size, 0, to_dev));
@@ -283,8 +302,12 @@ static void check_copy(struct __test_metadata *_metadata, struct _test_data_trac
 			EXPECT_EQ(s->eng, e->eng);
 			EXPECT_EQ(s->descs, e->descs);
 			EXPECT_EQ(s->bytes, e->bytes);
-			/* Enabled before the submit: the time is measured. */
-			EXPECT_LT(0, e->ns);
+			/*
+			 * Enabled before the submit: the time is measured,
+			 * though a jiffies clock may see none of it pass.
+			 */
+			if (!coarse)
+				EXPECT_LT(0, e->ns);
 			EXPECT_GT(60ULL * 1000000000, e->ns);
 			pending = -1;
 		} else {
