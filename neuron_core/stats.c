@@ -23,6 +23,7 @@
  */
 
 #include <linux/bitops.h>
+#include <linux/jump_label.h>
 #include <linux/minmax.h>
 #include <linux/spinlock.h>
 #include <kunit/visibility.h>
@@ -191,9 +192,16 @@ void neuron_stats_init(struct neuron_device *nd)
 }
 EXPORT_SYMBOL_IF_KUNIT(neuron_stats_init);
 
+/*
+ * Whether listeners hear of changes at all (neuron_stats_notify_enable()):
+ * off by default, so the allocation path makes no indirect call while no
+ * one polls a counter.
+ */
+static DEFINE_STATIC_KEY_FALSE(neuron_stats_notify_on);
+
 static void neuron_stats_changed_locked(struct neuron_stats *st, int nc, unsigned int id)
 {
-	if (st->notify)
+	if (static_branch_unlikely(&neuron_stats_notify_on) && st->notify)
 		st->notify(st->notify_ctx, nc, id);
 }
 
@@ -495,3 +503,23 @@ void neuron_stats_set_notify(struct neuron_device *nd, neuron_stats_notify_fn fn
 	spin_unlock(&nd->stats.lock);
 }
 EXPORT_SYMBOL_NS_GPL(neuron_stats_set_notify, NEURON_NS);
+
+/**
+ * neuron_stats_notify_enable() - let the listeners hear of changes, or not
+ * @on: whether the listeners of every device are called
+ *
+ * Off at load.  The telemetry plane turns it on while its info/notify_delay
+ * is 0 and off otherwise (and when it goes), so that counter updates make
+ * no call while no one waits for one.  A change made while this runs may
+ * or may not be heard.
+ *
+ * Context: may sleep (patches the code).
+ */
+void neuron_stats_notify_enable(bool on)
+{
+	if (on)
+		static_branch_enable(&neuron_stats_notify_on);
+	else
+		static_branch_disable(&neuron_stats_notify_on);
+}
+EXPORT_SYMBOL_NS_GPL(neuron_stats_notify_enable, NEURON_NS);

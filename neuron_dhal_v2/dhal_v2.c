@@ -128,6 +128,8 @@ static const struct neuron_dhal_fw v2_fw = {
 	.csr_dev_base = 0xfffc0000000ULL,
 	.csr_dev_size = SZ_1G,
 	.perf_profiles = false,
+	/* Trn1 counts no repairable HBM errors: its words keep one count. */
+	.hbm_ecc_split_api = 0,
 };
 
 /*

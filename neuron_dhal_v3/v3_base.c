@@ -68,6 +68,8 @@ const struct neuron_dhal_fw neuron_dhal_v3_fw = {
 	.csr_dev_size = SZ_512M,
 	.perf_profiles = true,
 	.hbm_repair = true,
+	/* Firmware API 6 re-encodes the HBM ECC words. */
+	.hbm_ecc_split_api = 6,
 };
 
 /*

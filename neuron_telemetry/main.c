@@ -27,6 +27,7 @@
 #include <neuron/dhal.h>
 #include <neuron/fw.h>
 #include <neuron/plane.h>
+#include <neuron/stats.h>
 #include <neuron/version.h>
 
 #include "telemetry.h"
@@ -304,7 +305,20 @@ static const struct neuron_plane neuron_tel_plane = {
 	.device_publish = neuron_tel_publish,
 	.device_detach = neuron_tel_detach,
 };
-module_neuron_plane(neuron_tel_plane);
+
+static int __init neuron_tel_init(void)
+{
+	return neuron_plane_register(&neuron_tel_plane);
+}
+module_init(neuron_tel_init);
+
+static void __exit neuron_tel_exit(void)
+{
+	neuron_plane_unregister(&neuron_tel_plane);
+	/* info/notify_delay is -1 again at the next load. */
+	neuron_stats_notify_enable(false);
+}
+module_exit(neuron_tel_exit);
 
 NEURON_PLANE_ALIAS("telemetry");
 NEURON_IMPORT_NS();

@@ -33,10 +33,13 @@
 
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 
+#include <linux/bitops.h>
+#include <linux/bits.h>
 #include <linux/err.h>
 #include <linux/kernfs.h>
 #include <linux/kobject.h>
 #include <linux/list.h>
+#include <linux/mutex.h>
 #include <linux/slab.h>
 #include <linux/sysfs.h>
 
@@ -49,9 +52,13 @@
 
 /*
  * info/notify_delay: -1 (the default) or 0, for every device at once as in
- * the reference.  Read and written without a lock: a single int.
+ * the reference.  Read without a lock (a single int); written under
+ * neuron_tel_notify_lock, with the core's switch of listener calls
+ * (neuron_stats_notify_enable()) that follows it.
  */
 static int neuron_tel_notify_delay = -1;
+/* Serialises writers of neuron_tel_notify_delay and the core's switch that follows it. */
+static DEFINE_MUTEX(neuron_tel_notify_lock);
 
 /* MiscRAM words firmware reports ECC counts in. */
 #define TEL_MISC_SRAM_ECC	0x40
@@ -59,6 +66,9 @@ static int neuron_tel_notify_delay = -1;
 #define TEL_MISC_HBM_REPAIR	0x64
 #define TEL_MISC_NOT_READY	0xdeadbeef
 #define TEL_ECC_COUNT		0xffff
+/* An HBM word from the DHAL's &neuron_dhal_fw.hbm_ecc_split_api on. */
+#define TEL_ECC_SPLIT_UE	GENMASK(15, 12)
+#define TEL_ECC_SPLIT_REPAIRABLE	GENMASK(11, 0)
 /* HBM repair states (TEL_MISC_HBM_REPAIR & TEL_REPAIR_MASK). */
 #define TEL_REPAIR_MASK		3
 #define TEL_REPAIR_LEGACY	0
@@ -209,43 +219,53 @@ static ssize_t tel_ignore_store(struct kobject *kobj, struct kobj_attribute *a, 
 
 /* stats/hardware: ECC counts firmware keeps in MiscRAM, read when asked. */
 
-/* A MiscRAM count: its low 16 bits, 0 when firmware has not filled it in. */
-static u32 tel_ecc_word(struct neuron_device *nd, u32 reg)
+/* A MiscRAM count: the bits @mask selects, 0 when firmware has not filled it in. */
+static u32 tel_ecc_field(struct neuron_device *nd, u32 reg, u32 mask)
 {
 	u32 v = neuron_fw_misc_read(nd, reg);
 
-	return v == TEL_MISC_NOT_READY ? 0 : v & TEL_ECC_COUNT;
+	return v == TEL_MISC_NOT_READY ? 0 : (v & mask) >> __ffs(mask);
 }
 
-/* The sum of the HBM channels' uncorrected error counts. */
-static u32 tel_hbm_ecc(struct neuron_device *nd)
+/* The sum over the HBM channels of the count @mask selects in their words. */
+static u32 tel_hbm_ecc(struct neuron_device *nd, u32 mask)
 {
 	const struct neuron_dhal *dhal = neuron_device_dhal(nd);
 	unsigned int ch, n = min_t(u32, dhal->mem->hbm_count, NEURON_MAX_HBM);
 	u32 sum = 0;
 
 	for (ch = 0; ch < n; ch++)
-		sum += tel_ecc_word(nd, TEL_MISC_HBM_ECC(ch));
+		sum += tel_ecc_field(nd, TEL_MISC_HBM_ECC(ch), mask);
 	return sum;
 }
 
 /*
- * Which file the HBM error counts go to.  Where firmware reports a repair
- * state (DHAL data), they are repairable while a repair is pending,
- * uncorrected once it is done (or with firmware that reports no state),
- * neither in the remaining state; elsewhere they are all uncorrected.
+ * Which file the HBM error counts go to.  From the firmware API version
+ * the DHAL names (read live, as the firmware may change), each HBM word
+ * holds both counts, each going to its own file.  Before it, where
+ * firmware reports a repair state (DHAL data), they are repairable while a
+ * repair is pending, uncorrected once it is done (or with firmware that
+ * reports no state), neither in the remaining state; elsewhere they are
+ * all uncorrected.
  */
 enum tel_hbm_kind {
 	TEL_HBM_UNCORRECTED,
 	TEL_HBM_REPAIRABLE,
 	TEL_HBM_NEITHER,
+	TEL_HBM_SPLIT,
 };
 
 static enum tel_hbm_kind tel_hbm_kind(struct neuron_device *nd)
 {
-	u32 state;
+	const struct neuron_dhal_fw *fw = neuron_device_dhal(nd)->fw;
+	u32 state, api;
 
-	if (!neuron_device_dhal(nd)->fw->hbm_repair)
+	if (fw->hbm_ecc_split_api) {
+		api = neuron_fw_misc_read(nd, NEURON_FW_MBOX_API_VERSION);
+		if (api != TEL_MISC_NOT_READY && api >= fw->hbm_ecc_split_api)
+			return TEL_HBM_SPLIT;
+	}
+	if (!fw->hbm_repair)
 		return TEL_HBM_UNCORRECTED;
 	state = neuron_fw_misc_read(nd, TEL_MISC_HBM_REPAIR);
 	if (state == TEL_MISC_NOT_READY)
@@ -264,25 +284,35 @@ static enum tel_hbm_kind tel_hbm_kind(struct neuron_device *nd)
 static ssize_t sram_ecc_uncorrected_show(struct kobject *kobj, struct kobj_attribute *a,
 					 char *buf)
 {
-	return sysfs_emit(buf, "%u\n", tel_ecc_word(to_node(kobj)->td->nd, TEL_MISC_SRAM_ECC));
+	return sysfs_emit(buf, "%u\n", tel_ecc_field(to_node(kobj)->td->nd, TEL_MISC_SRAM_ECC,
+						      TEL_ECC_COUNT));
+}
+
+/* What the HBM words say of the uncorrected errors, or (@repairable) of the repairable ones. */
+static u32 tel_hbm_errors(struct neuron_device *nd, bool repairable)
+{
+	switch (tel_hbm_kind(nd)) {
+	case TEL_HBM_SPLIT:
+		return tel_hbm_ecc(nd, repairable ? TEL_ECC_SPLIT_REPAIRABLE : TEL_ECC_SPLIT_UE);
+	case TEL_HBM_UNCORRECTED:
+		return repairable ? 0 : tel_hbm_ecc(nd, TEL_ECC_COUNT);
+	case TEL_HBM_REPAIRABLE:
+		return repairable ? tel_hbm_ecc(nd, TEL_ECC_COUNT) : 0;
+	default:
+		return 0;
+	}
 }
 
 static ssize_t mem_ecc_uncorrected_show(struct kobject *kobj, struct kobj_attribute *a,
 					char *buf)
 {
-	struct neuron_device *nd = to_node(kobj)->td->nd;
-
-	return sysfs_emit(buf, "%u\n",
-			  tel_hbm_kind(nd) == TEL_HBM_UNCORRECTED ? tel_hbm_ecc(nd) : 0);
+	return sysfs_emit(buf, "%u\n", tel_hbm_errors(to_node(kobj)->td->nd, false));
 }
 
 static ssize_t mem_ecc_repairable_uncorrected_show(struct kobject *kobj,
 						   struct kobj_attribute *a, char *buf)
 {
-	struct neuron_device *nd = to_node(kobj)->td->nd;
-
-	return sysfs_emit(buf, "%u\n",
-			  tel_hbm_kind(nd) == TEL_HBM_REPAIRABLE ? tel_hbm_ecc(nd) : 0);
+	return sysfs_emit(buf, "%u\n", tel_hbm_errors(to_node(kobj)->td->nd, true));
 }
 
 static struct kobj_attribute tel_attr_sram_ecc =
@@ -416,7 +446,11 @@ static ssize_t notify_delay_store(struct kobject *kobj, struct kobj_attribute *a
 		return ret;
 	if (v != 0 && v != -1)
 		return -EINVAL;
+	/* No call on each counter update while no one asked for notifications. */
+	mutex_lock(&neuron_tel_notify_lock);
 	WRITE_ONCE(neuron_tel_notify_delay, v);
+	neuron_stats_notify_enable(!v);
+	mutex_unlock(&neuron_tel_notify_lock);
 	return count;
 }
 

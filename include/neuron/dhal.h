@@ -133,6 +133,10 @@ struct neuron_dhal_mem {
  * @hbm_repair: the firmware reports the HBM repair state (MiscRAM 0x64):
  *	uncorrected HBM errors count as repairable while it says so (sysfs
  *	stats/hardware); without it they are all uncorrected
+ * @hbm_ecc_split_api: the firmware API version (MiscRAM 0x00) from which
+ *	each HBM ECC word holds both counts: uncorrected errors in bits
+ *	15:12, repairable ones in bits 11:0 (the repair state no longer
+ *	matters); 0 when the firmware never encodes them so
  */
 struct neuron_dhal_fw {
 	u32 reset_poll_ms;
@@ -145,6 +149,7 @@ struct neuron_dhal_fw {
 	u64 csr_dev_size;
 	bool perf_profiles;
 	bool hbm_repair;
+	u32 hbm_ecc_split_api;
 };
 
 /* Access a register window gives user space (&neuron_dhal_reg_window.access). */

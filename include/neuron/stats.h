@@ -185,5 +185,6 @@ int neuron_stats_read(struct neuron_device *nd, int nc, unsigned int id, struct 
 int neuron_stats_clear(struct neuron_device *nd, int nc, unsigned int id,
 		       enum neuron_stat_field field);
 void neuron_stats_set_notify(struct neuron_device *nd, neuron_stats_notify_fn fn, void *ctx);
+void neuron_stats_notify_enable(bool on);
 
 #endif /* _NEURON_STATS_H */

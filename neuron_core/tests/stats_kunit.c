@@ -252,7 +252,13 @@ static void stats_notify(struct kunit *test)
 	struct stats_seen seen = { 0 };
 
 	neuron_stats_set_notify(nd, stats_listener, &seen);
+	/* Listeners are not called until enabled. */
 	neuron_stats_mem(nd, &mc, true);
+	KUNIT_EXPECT_EQ(test, 0U, seen.calls);
+	neuron_stats_mem(nd, &mc, false);
+	neuron_stats_notify_enable(true);
+	neuron_stats_mem(nd, &mc, true);
+	neuron_stats_notify_enable(false);
 	KUNIT_ASSERT_EQ(test, 2U, seen.calls);
 	KUNIT_EXPECT_EQ(test, 1, seen.nc[0]);
 	KUNIT_EXPECT_EQ(test, (unsigned int)NEURON_STATS_NC_HOST_MEM, seen.id[0]);
@@ -262,8 +268,10 @@ static void stats_notify(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, (u64)PAGE_SIZE,
 			nc_total(nd, NEURON_STATS_DEVICE, NEURON_STATS_HOST_APPLICATION_MEMORY));
 
+	neuron_stats_notify_enable(true);
 	neuron_stats_set_notify(nd, NULL, NULL);
 	neuron_stats_mem(nd, &mc, false);
+	neuron_stats_notify_enable(false);
 	KUNIT_EXPECT_EQ(test, 2U, seen.calls);
 	KUNIT_EXPECT_EQ(test, 0ULL, nc_total(nd, 1, NEURON_STATS_NC_HOST_MEM));
 }

@@ -14,6 +14,11 @@
  *     next DMA command) or when loaded again (neuron_telemetry, whose
  *     per-device debugfs file follows it), also while two processes copy
  *     without pause;
+ *   - neuron_telemetry unloaded and loaded again during a model run
+ *     (allocations, copies, datastores, a monitor reading the statistics
+ *     tree, the telemetry commands, the metrics thread posting): the tree
+ *     goes and comes back with every count; then, with it loaded, that
+ *     neuron_core refuses to go and a DHAL goes and comes back;
  *   - every load and unload order: random orders from a fixed seed.
  *
  * Each test starts and ends with no simulated device and no Neuron module
@@ -34,6 +39,7 @@
 #include "kselftest_harness.h"
 #include "neuron_test.h"
 #include "neuron_mem.h"
+#include "neuron_state.h"
 
 #define SETTLE_MS	20000
 /* How long a module's debugfs files may take to follow it. */
@@ -1028,6 +1034,30 @@ static int copy_stream(int who, int index, int up, int down)
 	return child_status(fails);
 }
 
+/*
+ * Fork a child that runs @fn(@who, @index, its end of @up, its end of @down)
+ * and exits with what it returns; this process keeps @up's read end and
+ * @down's write end.  The child's pid.
+ */
+static pid_t spawn_talking(struct __test_metadata *_metadata, struct undo *u,
+			   int (*fn)(int who, int index, int up, int down), int who, int index,
+			   int up[2], int down[2])
+{
+	pid_t pid;
+
+	ASSERT_EQ(0, pipe(up));
+	ASSERT_EQ(0, pipe(down));
+	pid = spawn(_metadata, u);
+	if (!pid) {
+		close(up[0]);
+		close(down[1]);
+		_exit(fn(who, index, up[1], down[0]));
+	}
+	close(up[1]);
+	close(down[0]);
+	return pid;
+}
+
 /* The generation of copying child @k's device. */
 static const char *stream_gen(int k)
 {
@@ -1081,18 +1111,9 @@ TEST_F_TIMEOUT(mods, udma_unload_during_copies, 300)
 	ASSERT_EQ(0, nt_sh("modprobe neuron_sim"));
 	for (k = 0; k < 2; k++)
 		index[k] = sim_ready(_metadata, 1 + k, stream_gen(k));
-	for (k = 0; k < 2; k++) {
-		ASSERT_EQ(0, pipe(up[k]));
-		ASSERT_EQ(0, pipe(down[k]));
-		kid[k] = spawn(_metadata, &self->undo);
-		if (!kid[k]) {
-			close(up[k][0]);
-			close(down[k][1]);
-			_exit(copy_stream(k, index[k], up[k][1], down[k][0]));
-		}
-		close(up[k][1]);
-		close(down[k][0]);
-	}
+	for (k = 0; k < 2; k++)
+		kid[k] = spawn_talking(_metadata, &self->undo, copy_stream, k, index[k], up[k],
+				       down[k]);
 	for (k = 0; k < 2; k++)
 		ASSERT_EQ('R', answer(up[k][0], CHILD_MS)) TH_LOG("the %s child", stream_gen(k));
 
@@ -1142,6 +1163,453 @@ TEST_F_TIMEOUT(mods, udma_unload_during_copies, 300)
 		close(up[k][0]);
 		close(down[k][1]);
 	}
+}
+
+/* ---- Unloading neuron_telemetry during a model run ----------------------- */
+
+/* Reload cycles: a few by default, more with NEURON_STRESS=1. */
+#define TEL_CYCLES		2
+#define TEL_STRESS_CYCLES	20
+#define TEL_DEV			"/sys/class/neuron_device/neuron%d"
+/* The metrics posting period of the reloaded module, in ms (its minimum). */
+#define TEL_POST_MS		100
+#define TEL_CONF		"/etc/modprobe.d/neuron-test.conf"
+#define TEL_PERIOD	"/sys/module/neuron_telemetry/parameters/nmetric_metric_post_delay"
+#define TEL_PG			4096ULL
+/* The core and the datastore counter only the parent uses (v3: 8 cores). */
+#define TEL_NC			7
+#define TEL_DS_NC		1
+/* Byte offset of NDS counter @id of core @nc (0-3) in a datastore. */
+#define TEL_NDS_OFF(nc, id)	\
+	(NDS_NEURONCORE_COUNTERS_START + ((nc) * NDS_NEURONCORE_COUNTERS_COUNT + (id)) * 8)
+#define TEL_NDS_SUCCESS		NDS_NC_COUNTER_INFER_COMPLETED
+#define TEL_KIDS		3
+
+/* Pause after each round of the worker, the reader and the commands. */
+static const unsigned int tel_pace_us[TEL_KIDS] = { 2000, 50000, 10000 };
+
+static long alloc_typed(int fd, int host, __u32 nc, __u32 type, __u64 size, __u64 *h)
+{
+	struct neuron_ioctl_mem_alloc_v2_mem_type a = {
+		.size = size, .host_memory = host, .nc_id = nc, .mem_type = type,
+		.mem_handle = h,
+	};
+
+	return xioctl(fd, NEURON_IOCTL_MEM_ALLOC_V2MT, &a);
+}
+
+/* A counter file of device @index's tree ("%llu\n"), or -1. */
+static long long tel_counter(int index, const char *rel)
+{
+	char buf[64], *end;
+	long long v;
+
+	if (nt_read(buf, sizeof(buf), TEL_DEV "/%s", index, rel))
+		return -1;
+	v = strtoll(buf, &end, 10);
+	return end != buf ? v : -1;
+}
+
+/*
+ * Acquire this process's datastore on @fd, add @n to NDS counter @id of
+ * core @nc and release it: its counters go to the core's statistics.
+ */
+static int ds_add(int fd, unsigned int nc, unsigned int id, __u64 n)
+{
+	unsigned char *ds;
+	__u64 off;
+
+	if (ds_acquire(fd, 0, &off))
+		return -1;
+	ds = mmap(NULL, DS_SIZE, RW, MAP_SHARED, fd, (off_t)off);
+	if (ds == MAP_FAILED)
+		return -1;
+	*(__u64 *)(ds + TEL_NDS_OFF(nc, id)) += n;
+	munmap(ds, DS_SIZE);
+	return ds_release(fd, 0) ? -1 : 0;
+}
+
+/* What a child of the model run did, sent to the parent at the end. */
+struct tel_report {
+	__s64 rounds;	/* rounds that worked */
+	__s64 failed;	/* rounds with an error that may be the unload's */
+	__s64 files;	/* sysfs files read (the reader) */
+	__s64 gone;	/* files or directories gone (the reader) */
+};
+
+/*
+ * Read one file of the tree: it either reads as text ending in a newline,
+ * or is gone (ENOENT, ENODEV: the plane took it away).  1 read, 0 gone, -1
+ * anything else.
+ */
+static int tel_read_one(const char *path)
+{
+	char buf[1024];
+	ssize_t n;
+	int fd = open(path, O_RDONLY);
+
+	if (fd < 0)
+		return errno == ENOENT || errno == ENODEV ? 0 : -1;
+	n = read(fd, buf, sizeof(buf) - 1);
+	close(fd);
+	if (n < 0)
+		return errno == ENOENT || errno == ENODEV ? 0 : -1;
+	return n > 0 && buf[n - 1] == '\n' ? 1 : -1;
+}
+
+/* Read every file under @dir, recursively; count in @r; failures returned. */
+static int tel_walk(const char *dir, struct tel_report *r)
+{
+	char path[512];
+	struct dirent *e;
+	int fails = 0, ret;
+	DIR *d = opendir(dir);
+
+	if (!d) {
+		r->gone++;
+		return errno == ENOENT || errno == ENODEV ? 0 : 1;
+	}
+	while ((e = readdir(d))) {
+		if (e->d_name[0] == '.' || e->d_type == DT_LNK)
+			continue;
+		snprintf(path, sizeof(path), "%s/%s", dir, e->d_name);
+		if (e->d_type == DT_DIR) {
+			fails += tel_walk(path, r);
+			continue;
+		}
+		ret = tel_read_one(path);
+		if (ret < 0) {
+			fprintf(stderr, "# reader: %s: bad read (errno %d)\n", path, errno);
+			fails++;
+		} else {
+			r->files += ret;
+			r->gone += !ret;
+		}
+	}
+	closedir(d);
+	return fails;
+}
+
+/* Whether parent's pipe @down said 'e' (end); other bytes are acknowledged on @up. */
+static int tel_told_to_end(int down)
+{
+	char c;
+
+	while (read(down, &c, 1) == 1)
+		if (c == 'e')
+			return 1;
+	return 0;
+}
+
+/*
+ * Child @who of the model run on device @index until told to end:
+ *   0: allocations of device and host chunks of several types, a copy to
+ *      and from one, and a datastore whose counters are released, without
+ *      pause: every round must work (the plane does not take part);
+ *   1: a monitor reading the device's statistics tree (stats/, info/,
+ *      neuron_core<k>/): files may be gone, never wrong or failing otherwise;
+ *   2: the telemetry commands (POST_METRIC, READ of no register, the
+ *      metrics mode): they may fail while the plane goes, and load it
+ *      again (request_module) when it is not there.
+ * 'R' goes up once a few rounds worked; the report at the end; the exit
+ * status is the failure count.
+ */
+static int tel_child(int who, int index, int up, int down)
+{
+	static const __u32 types[] = {
+		NEURON_MEMALLOC_TYPE_TENSORS_DEVICE, NEURON_MEMALLOC_TYPE_CODE_DEVICE,
+		NEURON_MEMALLOC_TYPE_CONSTANTS_DEVICE,
+	};
+	const size_t len = 16 * 1024 + 3;
+	unsigned char *buf = malloc(len), *back = malloc(len);
+	int fd = open_node(index, O_RDWR), fails = 0, said = 0;
+	struct tel_report r;
+	char dir[96], path[160];
+	__u64 h, hh, i;
+	__u32 blob[4] = { 0x01020304, 5, 6, 7 };
+
+	memset(&r, 0, sizeof(r));
+	CHILD_CHECK(buf && back && fd >= 0);
+	CHILD_CHECK(fcntl(down, F_SETFL, O_NONBLOCK) == 0);
+	if (fails)
+		return 100;
+	snprintf(dir, sizeof(dir), TEL_DEV, index);
+	for (i = 0; !tel_told_to_end(down); i++) {
+		int bad = 0;
+
+		if (who == 0) {
+			rng_state = ((i + 1) * 0x9e3779b97f4a7c15ULL) | 1;
+			rnd_fill(buf, len);
+			h = 0;
+			hh = 0;
+			bad |= !!alloc_typed(fd, 0, i % 4, types[i % ARRAY_SIZE(types)],
+					     2 * len, &h);
+			bad |= !!alloc_typed(fd, 1, 0, NEURON_MEMALLOC_TYPE_TENSORS_HOST, TEL_PG,
+					     &hh);
+			if (!bad) {
+				bad |= !!buf_copy(fd, 1, h, buf, len, 5, 1);
+				memset(back, 0, len);
+				bad |= !!buf_copy(fd, 1, h, back, len, 5, 0);
+				if (!bad && memcmp(buf, back, len)) {
+					fprintf(stderr, "# worker: round %llu: wrong data\n",
+						(unsigned long long)i);
+					fails++;
+				}
+			}
+			if (h)
+				bad |= !!mem_free(fd, h);
+			if (hh)
+				bad |= !!mem_free(fd, hh);
+			/* Core 0's success counter; the parent's is another core's. */
+			bad |= !!ds_add(fd, 0, TEL_NDS_SUCCESS, 1);
+			if (bad) {
+				fprintf(stderr, "# worker: round %llu failed\n",
+					(unsigned long long)i);
+				fails++;
+			}
+		} else if (who == 1) {
+			static const char * const tops[] = {
+				"stats", "info", "neuron_core0", "neuron_core7",
+			};
+			unsigned int k;
+
+			for (k = 0; k < ARRAY_SIZE(tops); k++) {
+				snprintf(path, sizeof(path), "%s/%s", dir, tops[k]);
+				bad += tel_walk(path, &r);
+			}
+			fails += bad;
+		} else {
+			struct neuron_ioctl_post_metric pm = {
+				.data = blob, .data_size = sizeof(blob),
+			};
+			struct neuron_ioctl_metrics_ctrl mc = {
+				.mode = NEURON_METRICS_MODE_PERIODIC_ENABLE,
+			};
+
+			bad |= !!xioctl(fd, NEURON_IOCTL_POST_METRIC, &pm);
+			bad |= !!xioctl(fd, NEURON_IOCTL_METRICS_CTRL, &mc);
+			/* Commands of an unloading plane may fail: counted, not failures. */
+		}
+		if (bad)
+			r.failed++;
+		else
+			r.rounds++;
+		/* A steady load that leaves modprobe (2 CPUs, TCG) some room. */
+		usleep(tel_pace_us[who]);
+		if (!said && r.rounds >= 3) {
+			said = 1;
+			CHILD_CHECK(write(up, "R", 1) == 1);
+		}
+	}
+	CHILD_CHECK(write(up, &r, sizeof(r)) == sizeof(r));
+	close(fd);
+	free(buf);
+	free(back);
+	return child_status(fails);
+}
+
+/* What model-run child @k does. */
+static const char *tel_kid_name(int k)
+{
+	return k == 0 ? "worker" : k == 1 ? "reader" : "commands";
+}
+
+/*
+ * Device @index's tree is there (1) or gone (0): the plane's files only;
+ * the core's own attributes stay.
+ */
+static void expect_tree(struct __test_metadata *_metadata, int index, int there, int cycle)
+{
+	static const char * const plane_files[] = {
+		"info/notify_delay", "stats/memory_usage/host_mem/tensors/total",
+		"stats/hardware/mem_ecc_uncorrected", "stats/power/utilization",
+		"neuron_core7/stats/memory_usage/device_mem/collectives/total",
+		"neuron_core0/stats/other_info/reset_req_count/total",
+	};
+	unsigned int k;
+
+	for (k = 0; k < ARRAY_SIZE(plane_files); k++) {
+		const char *f = plane_files[k] ?: "?";
+
+		EXPECT_EQ(there, nt_exists(TEL_DEV "/%s", index, f))
+			TH_LOG("cycle %d: %s %s", cycle, f, there ? "missing" : "still there");
+	}
+	EXPECT_TRUE(nt_exists(TEL_DEV "/info/serial_number", index)) TH_LOG("cycle %d", cycle);
+	EXPECT_TRUE(nt_exists(TEL_DEV "/core_count", index)) TH_LOG("cycle %d", cycle);
+}
+
+/* The parent's counters: core TEL_NC's collectives bytes, core TEL_DS_NC's successes. */
+struct tel_counts {
+	long long coll, success;
+};
+
+static void tel_counts(int index, struct tel_counts *c)
+{
+	char rel[128];
+
+	snprintf(rel, sizeof(rel),
+		 "neuron_core%d/stats/memory_usage/device_mem/collectives/total", TEL_NC);
+	c->coll = tel_counter(index, rel);
+	snprintf(rel, sizeof(rel), "neuron_core%d/stats/status/success/total", TEL_DS_NC);
+	c->success = tel_counter(index, rel);
+}
+
+/* Wait up to @ms until device @index's tree is back; whether it is. */
+static int tree_within(int index, long ms)
+{
+	long end = nt_now_ms() + ms;
+
+	while (!nt_exists(TEL_DEV "/neuron_core%d/stats/status/success/total", index, TEL_NC)) {
+		if (nt_now_ms() > end)
+			return 0;
+		usleep(20000);
+	}
+	return 1;
+}
+
+/*
+ * A model run on a v3 device (a worker allocating, copying and releasing
+ * datastores; a monitor reading the statistics tree; a process issuing
+ * the telemetry commands; the metrics thread posting every TEL_POST_MS)
+ * while neuron_telemetry is unloaded and loaded again, TEL_CYCLES times
+ * (TEL_STRESS_CYCLES with NEURON_STRESS=1).  In even cycles the commands
+ * stop first, so the plane stays away: its tree goes (the core's
+ * attributes stay), allocations and a datastore release of this process
+ * made meanwhile count, and the reloaded tree shows them on top of what
+ * it showed before.  In odd cycles the commands carry on and may load the
+ * plane again themselves.  The worker never fails; the monitor only sees
+ * files go.  Then, with the plane loaded: neuron_core cannot go (its
+ * users hold it); neuron_dhal_v3 can, taking the device and its tree
+ * along, and loaded again brings both back, the counters starting over.
+ */
+TEST_F_TIMEOUT(mods, telemetry_reload_during_model_run, 300)
+{
+	int up[TEL_KIDS][2], down[TEL_KIDS][2], index, k, cycle, cycles, fd, rc, st;
+	struct tel_counts before, after;
+	char out[OUT_LEN], buf[64];
+	struct tel_report rep;
+	__u64 h[TEL_STRESS_CYCLES + 1];
+	pid_t kid[TEL_KIDS];
+	long t;
+
+	cycles = nt_env_num("NEURON_STRESS", 0) ? TEL_STRESS_CYCLES : TEL_CYCLES;
+	ASSERT_EQ(0, nt_sh("mkdir -p /etc/modprobe.d && echo '%s=%d' >" TEL_CONF,
+			   "options neuron_telemetry nmetric_metric_post_delay", TEL_POST_MS));
+	ASSERT_EQ(0, nt_sh("modprobe neuron_sim"));
+	ASSERT_EQ(1, mod_loaded("neuron_telemetry"));
+	index = sim_ready(_metadata, 1, "v3");
+	ASSERT_TRUE(tree_within(index, FOLLOW_MS));
+	ASSERT_EQ(0, nt_read(buf, sizeof(buf), "%s", TEL_PERIOD));
+	EXPECT_EQ(TEL_POST_MS, atoi(buf));
+	fd = open_node(index, O_RDWR);
+	self->fd[0] = fd;
+	ASSERT_LE(0, fd);
+	ASSERT_EQ(0, alloc_typed(fd, 0, TEL_NC, NEURON_MEMALLOC_TYPE_COLLECTIVES_DEVICE,
+				 TEL_PG, &h[0]));
+
+	for (k = 0; k < TEL_KIDS; k++)
+		kid[k] = spawn_talking(_metadata, &self->undo, tel_child, k, index, up[k],
+				       down[k]);
+	for (k = 0; k < TEL_KIDS; k++)
+		ASSERT_EQ('R', answer(up[k][0], CHILD_MS)) TH_LOG("the %s", tel_kid_name(k));
+
+	for (cycle = 0; cycle < cycles; cycle++) {
+		int quiet = !(cycle & 1);
+
+		if (quiet) {
+			/*
+			 * The commands pause, between two of them (a stop waits
+			 * for the system call): nothing loads the plane behind
+			 * the test's back.
+			 */
+			ASSERT_EQ(0, kill(kid[2], SIGSTOP));
+			ASSERT_EQ(kid[2], waitpid(kid[2], &st, WUNTRACED));
+			ASSERT_TRUE(WIFSTOPPED(st));
+		}
+		tel_counts(index, &before);
+		EXPECT_LE((long long)TEL_PG * (cycle / 2 + 1), before.coll)
+			TH_LOG("cycle %d", cycle);
+		EXPECT_LE(0, before.success) TH_LOG("cycle %d", cycle);
+		t = nt_now_ms();
+		rc = capture(out, sizeof(out), "modprobe -r neuron_telemetry 2>&1");
+		t = nt_now_ms() - t;
+		EXPECT_EQ(0, rc) TH_LOG("cycle %d: modprobe -r neuron_telemetry (refcnt %d): %s",
+					cycle, mod_refcnt("neuron_telemetry"), out);
+		TH_LOG("cycle %d (%s): modprobe -r neuron_telemetry: %d after %ld ms", cycle,
+		       quiet ? "commands stopped" : "commands running", rc, t);
+		if (quiet) {
+			EXPECT_EQ(0, mod_loaded("neuron_telemetry")) TH_LOG("cycle %d", cycle);
+			expect_tree(_metadata, index, 0, cycle);
+			/* The core counts on without the plane. */
+			ASSERT_EQ(0, alloc_typed(fd, 0, TEL_NC,
+						 NEURON_MEMALLOC_TYPE_COLLECTIVES_DEVICE, TEL_PG,
+						 &h[cycle / 2 + 1]));
+			EXPECT_EQ(0, ds_add(fd, TEL_DS_NC, TEL_NDS_SUCCESS, cycle + 1));
+			ASSERT_EQ(0, nt_read(buf, sizeof(buf), CLASS_DIR "/neuron%d/state", index));
+			EXPECT_STREQ("ready", buf) TH_LOG("cycle %d", cycle);
+			ASSERT_EQ(0, capture(out, sizeof(out), "modprobe neuron_telemetry 2>&1"))
+				TH_LOG("cycle %d: modprobe neuron_telemetry: %s", cycle, out);
+		} else {
+			/* The next command may have loaded it already. */
+			nt_sh("modprobe neuron_telemetry");
+		}
+		EXPECT_TRUE(tree_within(index, FOLLOW_MS)) TH_LOG("cycle %d: no tree", cycle);
+		expect_tree(_metadata, index, 1, cycle);
+		tel_counts(index, &after);
+		if (quiet) {
+			EXPECT_EQ(before.coll + (long long)TEL_PG, after.coll)
+				TH_LOG("cycle %d: collectives bytes lost", cycle);
+			EXPECT_EQ(before.success + cycle + 1, after.success)
+				TH_LOG("cycle %d: a released datastore's counts lost", cycle);
+			kill(kid[2], SIGCONT);
+		} else {
+			EXPECT_EQ(before.coll, after.coll) TH_LOG("cycle %d", cycle);
+			EXPECT_EQ(before.success, after.success) TH_LOG("cycle %d", cycle);
+		}
+		ASSERT_EQ(0, nt_read(buf, sizeof(buf), "%s", TEL_PERIOD));
+		EXPECT_EQ(TEL_POST_MS, atoi(buf)) TH_LOG("cycle %d", cycle);
+	}
+
+	for (k = 0; k < TEL_KIDS; k++)
+		ASSERT_EQ(1, write(down[k][1], "e", 1));
+	for (k = 0; k < TEL_KIDS; k++) {
+		memset(&rep, 0, sizeof(rep));
+		EXPECT_EQ(0, answer_n(up[k][0], &rep, sizeof(rep), CHILD_MS))
+			TH_LOG("no report from the %s", tel_kid_name(k));
+		TH_LOG("%s: %lld rounds worked, %lld failed; %lld files read, %lld gone",
+		       tel_kid_name(k), (long long)rep.rounds, (long long)rep.failed,
+		       (long long)rep.files, (long long)rep.gone);
+		EXPECT_LT(0, rep.rounds) TH_LOG("the %s", tel_kid_name(k));
+		if (k == 0)
+			EXPECT_EQ(0, rep.failed) TH_LOG("the worker");
+		EXPECT_EQ(0, reap(&self->undo, kid[k])) TH_LOG("the %s", tel_kid_name(k));
+		close(up[k][0]);
+		close(down[k][1]);
+	}
+
+	/* The core, with the plane loaded: refused while its users are there. */
+	rc = capture(out, sizeof(out), "rmmod neuron_core 2>&1");
+	EXPECT_NE(0, rc) TH_LOG("rmmod neuron_core with neuron_telemetry loaded: %s", out);
+	EXPECT_EQ(1, mod_loaded("neuron_core"));
+	EXPECT_EQ(1, mod_loaded("neuron_telemetry"));
+	expect_tree(_metadata, index, 1, cycles);
+
+	/* The DHAL, with the plane loaded: the device and its tree go, and come back. */
+	ASSERT_EQ(0, capture(out, sizeof(out), "modprobe -r neuron_dhal_v3 2>&1"))
+		TH_LOG("modprobe -r neuron_dhal_v3: %s", out);
+	EXPECT_FALSE(nt_exists(TEL_DEV, index));
+	EXPECT_EQ(-ENODEV, mem_free(fd, h[0]));
+	EXPECT_EQ(1, mod_loaded("neuron_telemetry"));
+	ASSERT_EQ(0, capture(out, sizeof(out), "modprobe neuron_dhal_v3 2>&1"))
+		TH_LOG("modprobe neuron_dhal_v3: %s", out);
+	ASSERT_STREQ("ready", nt_sim_settle(1, buf, sizeof(buf), SETTLE_MS));
+	index = sim_index(1);
+	EXPECT_TRUE(tree_within(index, FOLLOW_MS));
+	expect_tree(_metadata, index, 1, cycles);
+	tel_counts(index, &after);
+	EXPECT_EQ(0, after.coll) TH_LOG("a new incarnation starts from 0");
+	EXPECT_EQ(0, after.success) TH_LOG("a new incarnation starts from 0");
+	nt_sh("rm -f " TEL_CONF);
 }
 
 /* ---- Every load and unload order ----------------------------------------- */

@@ -14,14 +14,18 @@
  *    adds the counters the process wrote in it;
  *  - a write clears one field, a read changes nothing;
  *  - the ECC files follow the MiscRAM words the simulator's misc_set sets,
- *    the PE counters the registers its reg_set sets;
+ *    in the encoding of the firmware API version its api_version sets
+ *    (both counts in one word from API 6 on v3 and v4), the PE counters
+ *    the registers its reg_set sets;
  *  - with info/notify_delay 0, poll() wakes on a counter change;
  *  - neuron_telemetry unloaded and reloaded while a chunk is allocated:
  *    the tree goes, comes back, and the counts are kept.
  *
  * The tree and what the hardware reports (ECC counts, PE counters) are
- * checked on each generation; the rest, which the generations share, on
- * one v3 device (eight cores: both datastore layouts).  Every memory
+ * checked on each generation: the whole tree on v3, and on the others
+ * with NEURON_STRESS=1 (by default the device's files, every core's
+ * directory and the last core's tree); the rest, which the generations share, on one
+ * v3 device (eight cores: both datastore layouts).  Every memory
  * counter is compared at each allocation of a few types, and at each of
  * every type in both locations with NEURON_STRESS=1 (slower).
  *
@@ -107,24 +111,25 @@ FIXTURE_VARIANT(tel) {
 	unsigned int ncs;
 	unsigned int hbms;	/* HBM channels the firmware counts errors of */
 	int repair;		/* the firmware reports an HBM repair state */
+	unsigned int split;	/* API version from which HBM words hold both counts; 0 never */
 	const char *nc_arch;
 	struct pe_regs pe;	/* the last core's PE counters */
 };
 
 FIXTURE_VARIANT_ADD(tel, v2) {
-	.gen = "v2", .ncs = 2, .hbms = 2, .repair = 0, .nc_arch = "NCv2",
+	.gen = "v2", .ncs = 2, .hbms = 2, .repair = 0, .split = 0, .nc_arch = "NCv2",
 	.pe = { .mm = 0x30cb1200, .wl = 0, .fast = 0x30cb1108, .idle = 0x30cb1210,
 		.row = 5 * 0x40, .col = 0x40 },
 };
 
 FIXTURE_VARIANT_ADD(tel, v3) {
-	.gen = "v3", .ncs = 8, .hbms = 4, .repair = 1, .nc_arch = "NCv3",
+	.gen = "v3", .ncs = 8, .hbms = 4, .repair = 1, .split = 6, .nc_arch = "NCv3",
 	.pe = { .mm = 0x466c11c0, .wl = 0x466c1288, .fast = 0x466c1108, .idle = 0x466c11d0,
 		.row = 9 * 0x30, .col = 0x30 },
 };
 
 FIXTURE_VARIANT_ADD(tel, v4) {
-	.gen = "v4", .ncs = 8, .hbms = 4, .repair = 1, .nc_arch = "NCv4",
+	.gen = "v4", .ncs = 8, .hbms = 4, .repair = 1, .split = 6, .nc_arch = "NCv4",
 	.pe = { .mm = 0x466c11c0, .wl = 0x466c1288, .fast = 0x466c1108, .idle = 0x466c11d0,
 		.row = 9 * 0x30, .col = 0x30 },
 };
@@ -407,9 +412,14 @@ static int percent_at(const char **p, char sep)
 /* The tree                                                            */
 /* ------------------------------------------------------------------ */
 
-/* Every path of the reference's tree, with its mode and format, and nothing more. */
+/*
+ * Every path of the reference's tree, with its mode and format, and nothing
+ * more.  Without @full, the cores before the last only show their
+ * directories and architecture (the walk of one core's tree costs seconds
+ * under TCG and KASAN).
+ */
 static void tree(struct __test_metadata *_metadata, const char *dev, unsigned int ncs,
-		 const char *nc_arch)
+		 const char *nc_arch, int full)
 {
 	char path[320], dir[256], buf[256];
 	unsigned int i, nc;
@@ -477,6 +487,8 @@ static void tree(struct __test_metadata *_metadata, const char *dev, unsigned in
 		EXPECT_STREQ(nc_arch, buf);
 		snprintf(path, sizeof(path), "%s/stats", dir);
 		EXPECT_EQ(4, entries(path)) TH_LOG("%s", path);
+		if (!full && nc != ncs - 1)
+			continue;
 
 		snprintf(path, sizeof(path), "%s/stats/status", dir);
 		EXPECT_EQ((int)ARRAY_SIZE(statuses), entries(path));
@@ -892,12 +904,84 @@ static void write_clears_read_keeps(struct __test_metadata *_metadata, int fd, c
 /* ECC                                                                 */
 /* ------------------------------------------------------------------ */
 
+static int sim_api(unsigned int api)
+{
+	char path[160];
+
+	snprintf(path, sizeof(path), SIM_DBG, DEV, "api_version");
+	return nt_write(path, "%u", api);
+}
+
+/*
+ * Firmware API @split and later (where the generation has it): each HBM
+ * word holds the uncorrected count in bits 15:12 and the repairable one in
+ * bits 11:0, whatever the repair state; before it, and on a generation
+ * without it, the words keep their single count.  The SRAM word keeps its
+ * encoding.
+ */
+static void ecc_split_encoding(struct __test_metadata *_metadata, const char *dev,
+			       unsigned int hbms, int repair, unsigned int split)
+{
+	static const unsigned int states[] = { 0, 1, 2, 3 };
+	long long ue = 0, rep = 0, low = 0;
+	unsigned int ch, i, api;
+
+	for (ch = 0; ch < 4; ch++) {
+		/* High half: not a count; bits 15:12 and 11:0: both counts. */
+		__u32 w = 0xa5a50000 | (ch + 1) << 12 | (0x100 * ch + 5 * (ch + 1));
+
+		ASSERT_EQ(0, sim_misc(0x44 + 4 * ch, w));
+		if (ch < hbms) {
+			ue += ch + 1;
+			rep += 0x100 * ch + 5 * (ch + 1);
+			low += w & 0xffff;
+		}
+	}
+	ASSERT_EQ(0, sim_misc(0x40, 0xabcd7009));
+	for (api = 5; api <= 6; api++) {
+		int on = split && api >= split;
+
+		ASSERT_EQ(0, sim_api(api));
+		for (i = 0; i < ARRAY_SIZE(states); i++) {
+			unsigned int st = states[i];
+			int legacy_ue = !repair || st == 0 || st == 2;
+			int legacy_rep = repair && st == 1;
+
+			ASSERT_EQ(0, sim_misc(0x64, st));
+			EXPECT_EQ(on ? ue : legacy_ue ? low : 0, hw(dev, "mem_ecc_uncorrected"))
+				TH_LOG("API %u, repair state %u", api, st);
+			EXPECT_EQ(on ? rep : legacy_rep ? low : 0,
+				  hw(dev, "mem_ecc_repairable_uncorrected"))
+				TH_LOG("API %u, repair state %u", api, st);
+		}
+		EXPECT_EQ(0x7009, hw(dev, "sram_ecc_uncorrected")) TH_LOG("API %u", api);
+	}
+	/* A word firmware has not filled in counts 0 in either file. */
+	ASSERT_EQ(0, sim_misc(0x64, 0));
+	ASSERT_EQ(0, sim_misc(0x44, 0xdeadbeef));
+	EXPECT_EQ(split ? ue - 1 : low - 0x1005, hw(dev, "mem_ecc_uncorrected"));
+	EXPECT_EQ(split ? rep - 5 : 0, hw(dev, "mem_ecc_repairable_uncorrected"));
+	/* An unreadable API version is not a new one. */
+	ASSERT_EQ(0, sim_api(0xdeadbeef));
+	EXPECT_EQ(low - 0x1005, hw(dev, "mem_ecc_uncorrected"));
+	EXPECT_EQ(0, hw(dev, "mem_ecc_repairable_uncorrected"));
+	/* Any later version is new (7: the simulator's). */
+	ASSERT_EQ(0, sim_api(7));
+	EXPECT_EQ(split ? ue - 1 : low - 0x1005, hw(dev, "mem_ecc_uncorrected"));
+	EXPECT_EQ(split ? rep - 5 : 0, hw(dev, "mem_ecc_repairable_uncorrected"));
+	ASSERT_EQ(0, sim_misc(0x40, 0));
+	for (ch = 0; ch < 4; ch++)
+		ASSERT_EQ(0, sim_misc(0x44 + 4 * ch, 0));
+}
+
+/* Firmware below API 6: the 2.27 encoding. */
 static void ecc_follows_firmware(struct __test_metadata *_metadata, const char *dev,
 				 unsigned int hbms, int repair)
 {
 	long long sum = 0;
 	unsigned int ch;
 
+	ASSERT_EQ(0, sim_api(5));
 	ASSERT_EQ(0, sim_misc(0x40, 0xabcd0007));
 	EXPECT_EQ(7, hw(dev, "sram_ecc_uncorrected"));
 	ASSERT_EQ(0, sim_misc(0x40, 0xdeadbeef));
@@ -1004,8 +1088,11 @@ static void pe_counters(struct __test_metadata *_metadata, const char *dev, unsi
  */
 TEST_F_TIMEOUT(tel, monitor, 120)
 {
-	tree(_metadata, self->dev, variant->ncs, variant->nc_arch);
+	int full = !strcmp(variant->gen, ONE_GEN) || nt_env_num("NEURON_STRESS", 0);
+
+	tree(_metadata, self->dev, variant->ncs, variant->nc_arch, full);
 	ecc_follows_firmware(_metadata, self->dev, variant->hbms, variant->repair);
+	ecc_split_encoding(_metadata, self->dev, variant->hbms, variant->repair, variant->split);
 	pe_counters(_metadata, self->dev, variant->ncs, &variant->pe);
 }
 
