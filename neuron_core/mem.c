@@ -1191,3 +1191,63 @@ u32 neuron_mem_hbm_count(struct neuron_device *nd)
 	return READ_ONCE(nd->mem.hbm_count);
 }
 EXPORT_SYMBOL_NS_GPL(neuron_mem_hbm_count, NEURON_NS);
+
+/**
+ * neuron_mem_cpu_max() - the largest copy the CPU does better than the engine
+ * @nd: the device; the caller holds its usage lock
+ * @to_dev: for copies into device memory, else out of it
+ *
+ * What the bus says a copy through its mapping of device memory is worth
+ * (&neuron_bus_desc.mem_io_max).
+ *
+ * Return: bytes; 0 when the bus has no CPU access to device memory or
+ * the device has none.
+ */
+u32 neuron_mem_cpu_max(struct neuron_device *nd, bool to_dev)
+{
+	if (!nd->bus.mem_io || !READ_ONCE(nd->mem.ready) || !nd->bars[nd->mem.bar].size)
+		return 0;
+	return nd->bus.mem_io_max[to_dev];
+}
+EXPORT_SYMBOL_NS_GPL(neuron_mem_cpu_max, NEURON_NS);
+
+/**
+ * neuron_mem_cpu_io() - copy between kernel memory and a chunk with the CPU
+ * @mc: the chunk (a reference the caller holds, and its device's usage lock)
+ * @off: byte offset in the chunk
+ * @buf: kernel buffer
+ * @len: bytes
+ * @to_chunk: from @buf into the chunk, else the other way
+ *
+ * A host chunk is copied with memcpy(); a device chunk through the bus's
+ * mapping of device memory (&neuron_bus_desc.mem_io): write-combined into
+ * it, flushed before the return, uncached (or plain RAM for a simulated
+ * device) out of it.  Nothing orders the copy against DMA the caller did
+ * not wait for.
+ *
+ * Return: 0; -EINVAL for a range outside the chunk; -EOPNOTSUPP when the
+ * bus cannot copy that range with the CPU (nothing changed: use the DMA
+ * engine).
+ */
+int neuron_mem_cpu_io(struct neuron_mem_chunk *mc, u64 off, void *buf, size_t len,
+		      bool to_chunk)
+{
+	struct neuron_device *nd = mc->nd;
+	const struct neuron_bar *bar;
+
+	if (!neuron_mem_range_ok(mc, off, len))
+		return -EINVAL;
+	if (mc->location == NEURON_MEM_HOST) {
+		if (to_chunk)
+			memcpy(mc->va + off, buf, len);
+		else
+			memcpy(buf, mc->va + off, len);
+		return 0;
+	}
+	bar = &nd->bars[nd->mem.bar];
+	if (!nd->bus.mem_io || !bar->size || mc->bar_off + off + len > bar->size)
+		return -EOPNOTSUPP;
+	return nd->bus.mem_io(nd->bus.ctx, nd->mem.bar, bar, mc->bar_off + off, buf, len,
+			      to_chunk);
+}
+EXPORT_SYMBOL_NS_GPL(neuron_mem_cpu_io, NEURON_NS);

@@ -22,6 +22,7 @@
 #include <linux/module.h>
 #include <linux/overflow.h>
 #include <linux/pci.h>
+#include <linux/sizes.h>
 #include <linux/sysfs.h>
 
 #include <neuron/compat.h>
@@ -98,6 +99,41 @@ static const struct pci_device_id neuron_pci_ids[] = {
 MODULE_DEVICE_TABLE(pci, neuron_pci_ids);
 
 /*
+ * CPU copies through the kernel mapping of the device-memory BAR:
+ * write-combined when wc_enable is set (flushed before the return, so the
+ * engine, started later, sees the bytes), uncached otherwise.  Reads go
+ * through the same mapping: x86 never caches a write-combined mapping, so
+ * a read reaches the device as an uncached one would, and a second,
+ * uncached mapping of the BAR would conflict with the first (PAT).  Only
+ * 4-byte aligned ranges, as the device takes them; others go to the
+ * engine.
+ */
+static int neuron_pci_mem_io(void *ctx, unsigned int bar, const struct neuron_bar *b, u64 off,
+			     void *buf, size_t len, bool to_bar)
+{
+	if (!b->iomem || !IS_ALIGNED(off | len, 4) || off > b->size || len > b->size - off)
+		return -EOPNOTSUPP;
+	if (to_bar) {
+		memcpy_toio(b->iomem + off, buf, len);
+		/* Out of the write-combining buffers before anything else. */
+		wmb();
+	} else {
+		/* After whatever told the caller that the device is done. */
+		rmb();
+		memcpy_fromio(buf, b->iomem + off, len);
+	}
+	return 0;
+}
+
+/*
+ * Not measured on hardware (Documentation/dma.rst, "CPU copies"): writes
+ * up to two pages, as the reference does for zero-copy writes; reads only
+ * a cache line, since each read crosses the bus and waits.
+ */
+#define NEURON_PCI_MEM_IO_READ_MAX	64
+#define NEURON_PCI_MEM_IO_WRITE_MAX	SZ_8K
+
+/*
  * The Neuron device id to drive @pdev as: the id entry's driver_data (a
  * dynamic id added through new_id names one of the five), or the
  * function's own id for an Annapurna function.  0 when there is none: a
@@ -128,6 +164,8 @@ static int neuron_pci_probe(struct pci_dev *pdev, const struct pci_device_id *id
 		.map_bar = neuron_pci_map_bar,
 		.unmap_bar = neuron_pci_unmap_bar,
 		.mmap_bar = neuron_pci_mmap_bar,
+		.mem_io = neuron_pci_mem_io,
+		.mem_io_max = { NEURON_PCI_MEM_IO_READ_MAX, NEURON_PCI_MEM_IO_WRITE_MAX },
 		.ctx = pdev,
 	};
 	struct neuron_bus_device *bd;

@@ -566,6 +566,27 @@ static int nsim_mem_phys(void *ctx, unsigned int bar, u64 off, phys_addr_t *phys
 	return 0;
 }
 
+/*
+ * CPU copies to and from device memory: plain copies into the RAM window,
+ * under dma_lock, so each is whole to the engines, which copy under it too.
+ */
+static int nsim_mem_io(void *ctx, unsigned int bar, const struct neuron_bar *b, u64 off,
+		       void *buf, size_t len, bool to_bar)
+{
+	struct nsim_dev *sd = ctx;
+	int ret = 0;
+
+	spin_lock(&sd->dma_lock);
+	if (bar != NSIM_BAR_MEM || !sd->mem || off > sd->mem_size || len > sd->mem_size - off)
+		ret = -EOPNOTSUPP;
+	else if (to_bar)
+		memcpy(sd->mem + off, buf, len);
+	else
+		memcpy(buf, sd->mem + off, len);
+	spin_unlock(&sd->dma_lock);
+	return ret;
+}
+
 static void nsim_unmap_bar(void *ctx, unsigned int bar, struct neuron_bar *b)
 {
 	struct nsim_dev *sd = ctx;
@@ -627,6 +648,10 @@ void nsim_regs_fill_desc(struct nsim_dev *sd, struct neuron_bus_desc *desc)
 	desc->unmap_bar = nsim_unmap_bar;
 	desc->mmap_bar = nsim_mmap_bar;
 	desc->mem_phys = nsim_mem_phys;
+	desc->mem_io = nsim_mem_io;
+	/* RAM: the CPU is worth it at any size the DMA layer allows. */
+	desc->mem_io_max[0] = U32_MAX;
+	desc->mem_io_max[1] = U32_MAX;
 	desc->reg_ops = &nsim_reg_ops;
 	desc->ctx = sd;
 }

@@ -586,6 +586,9 @@ int neuron_dma_copy(struct neuron_device *nd, struct neuron_mem_chunk *src, u64 
 
 	if (!size)
 		return 0;
+	ret = neuron_dma_cpu_copy(nd, src, src_off, dst, dst_off, size);
+	if (ret != -EOPNOTSUPP)
+		return ret;
 	ch = neuron_dma_chan_get(neuron_dma_of(nd), false);
 	if (IS_ERR(ch))
 		return PTR_ERR(ch);
@@ -883,12 +886,16 @@ int neuron_dma_user_copy(struct neuron_device *nd, struct neuron_mem_chunk *mc, 
 			 void __user *buf, u64 size, bool to_chunk)
 {
 	u64 end;
+	int ret;
 
 	BUILD_BUG_ON(NEURON_DMA_BOUNCE_MAX > NEURON_DMA_BOUNCE_SIZE);
 	if (!size)
 		return 0;
 	if (check_add_overflow((u64)(uintptr_t)buf, size, &end) || !access_ok(buf, size))
 		return -EFAULT;
+	ret = neuron_dma_cpu_user(nd, mc, off, buf, size, to_chunk);
+	if (ret != -EOPNOTSUPP)
+		return ret;
 	if (to_chunk && size > (u64)NEURON_DMA_PIN_PAGES * PAGE_SIZE - offset_in_page(buf) &&
 	    fault_in_readable(buf, size))
 		return -EFAULT;
@@ -920,13 +927,8 @@ int neuron_dma_chunk_io(struct neuron_device *nd, struct neuron_mem_chunk *mc, u
 	u64 pa = neuron_dma_pa(mc, off);
 	int ret = 0;
 
-	if (mc->location == NEURON_MEM_HOST) {
-		if (to_chunk)
-			memcpy(mc->va + off, buf, len);
-		else
-			memcpy(buf, mc->va + off, len);
-		return 0;
-	}
+	if (mc->location == NEURON_MEM_HOST)
+		return neuron_mem_cpu_io(mc, off, buf, len, to_chunk);
 	ch = neuron_dma_chan_get(neuron_dma_of(nd), false);
 	if (IS_ERR(ch))
 		return PTR_ERR(ch);
@@ -1514,6 +1516,8 @@ static int neuron_dma_debugfs_show(struct seq_file *s, void *unused)
 	mutex_unlock(&dma->lock);
 	seq_printf(s, "transfers: %lld\n", (long long)atomic64_read(&dma->copies));
 	seq_printf(s, "bytes: %lld\n", (long long)atomic64_read(&dma->bytes));
+	seq_printf(s, "cpu_copies: %lld\n", (long long)atomic64_read(&dma->cpu_copies));
+	seq_printf(s, "cpu_bytes: %lld\n", (long long)atomic64_read(&dma->cpu_bytes));
 	seq_printf(s, "timeouts: %lld\n", (long long)atomic64_read(&dma->timeouts));
 	seq_printf(s, "aborted: %lld\n", (long long)atomic64_read(&dma->errors));
 	seq_printf(s, "interrupted: %lld\n", (long long)atomic64_read(&dma->interrupted));

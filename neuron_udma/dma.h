@@ -41,6 +41,8 @@ struct mm_struct;
 #define NEURON_DMA_BOUNCE_MAX	SZ_4K
 /* Pages of a user buffer pinned at a time by a zero-copy transfer. */
 #define NEURON_DMA_PIN_PAGES	512
+/* Largest threshold of the CPU copies (dma_cpu.c), in bytes. */
+#define NEURON_DMA_CPU_LIMIT	SZ_64K
 /* Largest ring of a user queue, and most descriptors one upload carries. */
 #define NEURON_DMA_UQ_MAX_DESCS	SZ_64K
 
@@ -217,6 +219,8 @@ struct neuron_dma_h2t {
  *	bit operations, no lock)
  * @copies: transfers completed
  * @bytes: bytes they moved
+ * @cpu_copies: copies the CPU did instead of the engine (dma_cpu.c)
+ * @cpu_bytes: bytes they moved
  * @timeouts: waits that timed out
  * @errors: transfers the engine aborted
  * @interrupted: waits a fatal signal ended
@@ -259,6 +263,8 @@ struct neuron_dma {
 	unsigned long reinit;
 	atomic64_t copies;
 	atomic64_t bytes;
+	atomic64_t cpu_copies;
+	atomic64_t cpu_bytes;
 	atomic64_t timeouts;
 	atomic64_t errors;
 	atomic64_t interrupted;
@@ -440,6 +446,16 @@ int neuron_dma_eng_set_state(struct neuron_device *nd, u32 eng_id, enum neuron_u
 void neuron_dma_detach(struct neuron_device *nd, struct pid *tgid);
 void neuron_dma_user_reset(struct neuron_dma *dma, u32 cores);
 void neuron_dma_user_gone(struct neuron_device *nd);
+
+/* dma_cpu.c: small copies without the engine */
+int neuron_dma_cpu_user(struct neuron_device *nd, struct neuron_mem_chunk *mc, u64 off,
+			void __user *buf, u64 size, bool to_chunk);
+int neuron_dma_cpu_copy(struct neuron_device *nd, struct neuron_mem_chunk *src, u64 src_off,
+			struct neuron_mem_chunk *dst, u64 dst_off, u64 size);
+#if IS_ENABLED(CONFIG_KUNIT)
+u32 neuron_dma_cpu_threshold(u32 h2d, u32 d2h, u32 bus_rd, u32 bus_wr, bool src_dev,
+			     bool dst_dev);
+#endif
 
 /* dma_zc.c: asynchronous zero-copy transfers and their completion queues */
 int neuron_mem_buf_copy(struct neuron_device *nd, struct neuron_mem_chunk *mc,

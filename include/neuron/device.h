@@ -112,6 +112,17 @@ struct neuron_pci_identity {
  *	      0), the physical address of the page at byte @off (page
  *	      aligned, inside the BAR) of BAR @bar, for peer-direct users;
  *	      NULL if there is none.  Called only while the BAR is mapped.
+ * @mem_io: copy @len bytes between kernel memory @buf and byte @off of BAR
+ *	    @bar, mapped as @mapping, with the CPU: into the BAR if @to_bar
+ *	    (done and visible to the device when it returns), else out of it
+ *	    (after everything the device finished before the call).  The
+ *	    range lies inside the BAR.  Return 0, or -EOPNOTSUPP when the bus
+ *	    cannot copy that range this way (the caller then uses the DMA
+ *	    engine, nothing having changed).  NULL if the bus cannot at all.
+ *	    Called only while the BAR is mapped; may sleep.
+ * @mem_io_max: the largest copy @mem_io is worth, in bytes, for reads
+ *	    (index 0) and writes (index 1) of device memory: a cap on what
+ *	    the DMA layer's thresholds ask (Documentation/dma.rst)
  * @reg_ops: register emulation, or NULL for readl()/writel() on the mapping
  * @ctx: passed back to every callback
  * @simulated: the device is simulated (reported to user space only)
@@ -127,6 +138,9 @@ struct neuron_bus_desc {
 	void (*unmap_bar)(void *ctx, unsigned int bar, struct neuron_bar *mapping);
 	int (*mmap_bar)(void *ctx, unsigned int bar, u64 off, struct vm_area_struct *vma);
 	int (*mem_phys)(void *ctx, unsigned int bar, u64 off, phys_addr_t *phys);
+	int (*mem_io)(void *ctx, unsigned int bar, const struct neuron_bar *mapping, u64 off,
+		      void *buf, size_t len, bool to_bar);
+	u32 mem_io_max[2];
 	const struct neuron_reg_ops *reg_ops;
 	void *ctx;
 	bool simulated;

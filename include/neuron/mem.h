@@ -109,6 +109,9 @@ int neuron_mem_hold_next(struct neuron_device *nd, u32 hbm, u64 from, u64 most,
 			 struct neuron_mem_hold *hold);
 void neuron_mem_unhold(struct neuron_device *nd, u32 hbm, const struct neuron_mem_hold *hold);
 u32 neuron_mem_hbm_count(struct neuron_device *nd);
+u32 neuron_mem_cpu_max(struct neuron_device *nd, bool to_dev);
+int neuron_mem_cpu_io(struct neuron_mem_chunk *mc, u64 off, void *buf, size_t len,
+		      bool to_chunk);
 
 /**
  * neuron_mem_range_ok() - does [@off, @off + @size) lie inside @mc?

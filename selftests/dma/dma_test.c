@@ -121,10 +121,19 @@ static unsigned char *holey(size_t n, int first)
 }
 
 /* Write @val to the simulated device's debugfs file @name; 0 or -errno. */
+/* Thresholds of the CPU copies, while a fault switch turned them off. */
+static struct cpu_copy_saved cpu_saved;
+
+/*
+ * Set a switch of the simulated device.  Arming a fault switch turns the
+ * CPU copies off until the case ends: the faults are the engine's.
+ */
 static int sim_set(const char *name, const char *val)
 {
 	char path[128];
 
+	if (strcmp(val, "0") && !strncmp(name, "dma_", 4) && cpu_copy_off(&cpu_saved))
+		return -ENOENT;
 	snprintf(path, sizeof(path), SIM_DEBUGFS, DEV, name);
 	return nt_write(path, "%s", val);
 }
@@ -310,6 +319,7 @@ FIXTURE_TEARDOWN(dma)
 		sim_set("dma_stall", "0");
 		sim_set("dma_abort", "0");
 	}
+	EXPECT_EQ(0, cpu_copy_restore(&cpu_saved));
 	if (nt_exists(DMA_MODE))
 		nt_write(DMA_MODE, "sync");
 	if (self->timeout[0])

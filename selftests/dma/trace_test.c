@@ -12,6 +12,9 @@
  * start and a done, with its bus device, its index and no error.  The
  * format files must name the documented fields.
  *
+ * The events are the engine's: the CPU copies of small buffers
+ * (Documentation/dma.rst, "CPU copies") are turned off while a case runs.
+ *
  * Skipped, with the reason, when the kernel has no tracefs or no event
  * tracing (CONFIG_TRACING, CONFIG_EVENT_TRACING).
  */
@@ -59,6 +62,7 @@ FIXTURE(trace) {
 	int index;
 	char dir[128];		/* the test's trace instance */
 	char timeout[32];	/* dma_timeout_ms as loaded */
+	struct cpu_copy_saved cpu;	/* CPU-copy thresholds, while off */
 	struct ev ev[MAX_EV];
 	int nev;
 };
@@ -216,6 +220,9 @@ FIXTURE_SETUP(trace)
 	ASSERT_EQ(DEV, self->index);
 	if (nt_read(self->timeout, sizeof(self->timeout), DMA_TIMEOUT))
 		self->timeout[0] = 0;
+	/* The events are the engine's: every copy goes to it. */
+	memset(&self->cpu, 0, sizeof(self->cpu));
+	ASSERT_EQ(0, cpu_copy_off(&self->cpu));
 	top = tracefs();
 	if (!*top)
 		SKIP(return, "no tracefs (kernel without CONFIG_TRACING?)");
@@ -243,6 +250,7 @@ FIXTURE_TEARDOWN(trace)
 	}
 	if (self->timeout[0])
 		nt_write(DMA_TIMEOUT, "%s", self->timeout);
+	EXPECT_EQ(0, cpu_copy_restore(&self->cpu));
 	if (self->fd >= 0)
 		close(self->fd);
 	sim_device_down(_metadata);

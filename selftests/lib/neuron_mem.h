@@ -185,6 +185,52 @@ static inline long long dma_stat(int index, const char *name)
 	return v;
 }
 
+/*
+ * neuron_udma's CPU-copy thresholds (Documentation/dma.rst, "CPU copies"):
+ * copies of at most that many bytes to or from device memory are done by
+ * the CPU, not the engine.  Tests of the engine's own behaviour (faults,
+ * tracepoints) turn them off, and put them back before the case ends, so
+ * the loaded driver's fingerprint (neuron_test.h) stays.
+ */
+#define CPU_COPY_H2D	"/sys/module/neuron_udma/parameters/cpu_copy_h2d_max"
+#define CPU_COPY_D2H	"/sys/module/neuron_udma/parameters/cpu_copy_d2h_max"
+
+/* The thresholds as they were before cpu_copy_off(). */
+struct cpu_copy_saved {
+	char h2d[32];
+	char d2h[32];
+	int saved;
+};
+
+/* Set both thresholds (decimal strings); 0 or -errno. */
+static inline int cpu_copy_set(const char *h2d, const char *d2h)
+{
+	int ret = nt_write(CPU_COPY_H2D, "%s", h2d);
+
+	return ret ? ret : nt_write(CPU_COPY_D2H, "%s", d2h);
+}
+
+/* Every copy through the engine; the thresholds saved in @s the first time. */
+static inline int cpu_copy_off(struct cpu_copy_saved *s)
+{
+	if (!s->saved) {
+		if (nt_read(s->h2d, sizeof(s->h2d), CPU_COPY_H2D) ||
+		    nt_read(s->d2h, sizeof(s->d2h), CPU_COPY_D2H))
+			return -ENOENT;
+		s->saved = 1;
+	}
+	return cpu_copy_set("0", "0");
+}
+
+/* Put back what cpu_copy_off() saved, if anything. */
+static inline int cpu_copy_restore(struct cpu_copy_saved *s)
+{
+	if (!s->saved)
+		return 0;
+	s->saved = 0;
+	return cpu_copy_set(s->h2d, s->d2h);
+}
+
 /* EXPECT each of the counters @got to equal @want's. */
 static inline void expect_counts(struct __test_metadata *_metadata, const struct mcount *want,
 				 const struct mcount *got)

@@ -1,0 +1,205 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * Small copies without the engine.  Below a threshold per direction
+ * (cpu_copy_h2d_max, cpu_copy_d2h_max) a copy to or from device memory is
+ * done by the CPU through the bus's mapping of device memory
+ * (neuron_mem_cpu_io(): write-combined into it, uncached out of it, the
+ * RAM window on a simulated device): a doorbell and a completion wait
+ * cost more than the copy itself.
+ *
+ * The CPU path takes the place of the engine's transfer and of nothing
+ * else: the caller has made the same checks, a copy from a user buffer is
+ * read in whole before device memory changes (so a bad buffer fails with
+ * -EFAULT and changes nothing), and the copy is done, visible to the
+ * engine, when the call returns, as a synchronous transfer is.  Like the
+ * engine's transfers it waits for no DMA the caller has not waited for.
+ * Where the bus cannot (no mapping, a range it does not take) or a bounce
+ * buffer cannot be had, the engine does the copy.  See
+ * Documentation/dma.rst, "CPU copies".
+ */
+
+#include <linux/err.h>
+#include <linux/minmax.h>
+#include <linux/moduleparam.h>
+#include <linux/sizes.h>
+#include <linux/slab.h>
+#include <linux/uaccess.h>
+
+#include <kunit/visibility.h>
+
+#include "dma.h"
+
+/*
+ * Defaults: below 4 KiB the engine's fixed cost (about 8 us a copy on
+ * simulated devices, tools/bench/cpu-copy) dwarfs the copy; above it the
+ * engine gains fast.  The CPU side of the crossover is still to be
+ * measured (Documentation/dma.rst, "CPU copies").
+ */
+#define NEURON_DMA_CPU_H2D_DEFAULT	SZ_4K
+#define NEURON_DMA_CPU_D2H_DEFAULT	SZ_4K
+
+static unsigned int neuron_dma_cpu_max[2] = {
+	[0] = NEURON_DMA_CPU_D2H_DEFAULT,
+	[1] = NEURON_DMA_CPU_H2D_DEFAULT,
+};
+
+static int neuron_dma_cpu_max_set(const char *val, const struct kernel_param *kp)
+{
+	return param_set_uint_minmax(val, kp, 0, NEURON_DMA_CPU_LIMIT);
+}
+
+static const struct kernel_param_ops neuron_dma_cpu_max_ops = {
+	.set = neuron_dma_cpu_max_set,
+	.get = param_get_uint,
+};
+
+module_param_cb(cpu_copy_h2d_max, &neuron_dma_cpu_max_ops, &neuron_dma_cpu_max[1], 0644);
+MODULE_PARM_DESC(cpu_copy_h2d_max,
+		 "Largest copy into device memory done by the CPU, in bytes (0 to 65536, 0: never; default 4096)");
+module_param_cb(cpu_copy_d2h_max, &neuron_dma_cpu_max_ops, &neuron_dma_cpu_max[0], 0644);
+MODULE_PARM_DESC(cpu_copy_d2h_max,
+		 "Largest copy out of device memory done by the CPU, in bytes (0 to 65536, 0: never; default 4096)");
+
+/**
+ * neuron_dma_cpu_threshold() - the largest copy the CPU is to do
+ * @h2d: cpu_copy_h2d_max
+ * @d2h: cpu_copy_d2h_max
+ * @bus_rd: what the bus says a CPU read of device memory is worth
+ * @bus_wr: and a CPU write
+ * @src_dev: the copy reads device memory
+ * @dst_dev: the copy writes device memory
+ *
+ * A copy reading device memory is bounded by @d2h and @bus_rd, one writing
+ * it by @h2d and @bus_wr, a copy within device memory by all four.  A copy
+ * touching no device memory is left to its usual path (0).
+ *
+ * Return: bytes; copies of at most that many go through the CPU.
+ */
+VISIBLE_IF_KUNIT u32 neuron_dma_cpu_threshold(u32 h2d, u32 d2h, u32 bus_rd, u32 bus_wr,
+					      bool src_dev, bool dst_dev)
+{
+	u32 max = NEURON_DMA_CPU_LIMIT;
+
+	if (!src_dev && !dst_dev)
+		return 0;
+	if (src_dev)
+		max = min3(max, d2h, bus_rd);
+	if (dst_dev)
+		max = min3(max, h2d, bus_wr);
+	return max;
+}
+EXPORT_SYMBOL_IF_KUNIT(neuron_dma_cpu_threshold);
+
+static bool neuron_dma_cpu_wanted(struct neuron_device *nd, u64 size, bool src_dev, bool dst_dev)
+{
+	u32 max = neuron_dma_cpu_threshold(READ_ONCE(neuron_dma_cpu_max[1]),
+					   READ_ONCE(neuron_dma_cpu_max[0]),
+					   src_dev ? neuron_mem_cpu_max(nd, false) : 0,
+					   dst_dev ? neuron_mem_cpu_max(nd, true) : 0,
+					   src_dev, dst_dev);
+
+	return size && size <= max;
+}
+
+static bool neuron_dma_on_dev(const struct neuron_mem_chunk *mc)
+{
+	return mc->location != NEURON_MEM_HOST;
+}
+
+/*
+ * Start a CPU copy of @size bytes: its bounce buffer, or ERR_PTR() of
+ * -EOPNOTSUPP when the engine is to do the copy, or of what the engine's
+ * path would say before it moved anything.
+ */
+static void *neuron_dma_cpu_start(struct neuron_device *nd, u64 size, bool src_dev,
+				  bool dst_dev)
+{
+	struct neuron_dma *dma = neuron_dma_of(nd);
+	void *kbuf;
+	int ret;
+
+	if (!neuron_dma_cpu_wanted(nd, size, src_dev, dst_dev))
+		return ERR_PTR(-EOPNOTSUPP);
+	ret = neuron_dma_setup(dma);
+	if (!ret)
+		ret = neuron_dma_stopped(dma);
+	if (ret)
+		return ERR_PTR(ret);
+	kbuf = kmalloc(size, GFP_KERNEL | __GFP_NOWARN);
+	return kbuf ? kbuf : ERR_PTR(-EOPNOTSUPP);
+}
+
+static void neuron_dma_cpu_done(struct neuron_dma *dma, u64 size)
+{
+	atomic64_inc(&dma->cpu_copies);
+	atomic64_add(size, &dma->cpu_bytes);
+}
+
+/**
+ * neuron_dma_cpu_user() - copy between a user buffer and a chunk with the CPU
+ * @nd: the device
+ * @mc: the chunk (a reference the caller holds), a device chunk
+ * @off: byte offset in it; the caller checked the range
+ * @buf: user buffer; the caller checked it with access_ok()
+ * @size: bytes
+ * @to_chunk: from @buf into the chunk, else the other way
+ *
+ * Return: -EOPNOTSUPP when the copy is not for the CPU (nothing changed:
+ * the engine is to do it); else 0, -EFAULT, or the errors the engine's
+ * path gives before it moves anything (neuron_dma_setup(),
+ * neuron_dma_stopped()).
+ */
+int neuron_dma_cpu_user(struct neuron_device *nd, struct neuron_mem_chunk *mc, u64 off,
+			void __user *buf, u64 size, bool to_chunk)
+{
+	void *kbuf = neuron_dma_cpu_start(nd, size, !to_chunk, to_chunk);
+	int ret;
+
+	if (IS_ERR(kbuf))
+		return PTR_ERR(kbuf);
+	if (to_chunk) {
+		/* All of the buffer, before device memory changes. */
+		ret = copy_from_user(kbuf, buf, size) ? -EFAULT :
+		      neuron_mem_cpu_io(mc, off, kbuf, size, true);
+	} else {
+		ret = neuron_mem_cpu_io(mc, off, kbuf, size, false);
+		if (!ret && copy_to_user(buf, kbuf, size))
+			ret = -EFAULT;
+	}
+	kfree(kbuf);
+	if (!ret)
+		neuron_dma_cpu_done(neuron_dma_of(nd), size);
+	return ret;
+}
+
+/**
+ * neuron_dma_cpu_copy() - copy between two chunks with the CPU
+ * @nd: the device
+ * @src: source chunk (a reference the caller holds)
+ * @src_off: byte offset in @src
+ * @dst: destination chunk (likewise)
+ * @dst_off: byte offset in @dst
+ * @size: bytes; the caller checked both ranges
+ *
+ * The source is read whole before the destination is written, so
+ * overlapping ranges copy as memmove() does.
+ *
+ * Return: -EOPNOTSUPP when the copy is not for the CPU (nothing changed);
+ * else 0 or the errors of neuron_dma_cpu_user() but -EFAULT.
+ */
+int neuron_dma_cpu_copy(struct neuron_device *nd, struct neuron_mem_chunk *src, u64 src_off,
+			struct neuron_mem_chunk *dst, u64 dst_off, u64 size)
+{
+	void *kbuf = neuron_dma_cpu_start(nd, size, neuron_dma_on_dev(src), neuron_dma_on_dev(dst));
+	int ret;
+
+	if (IS_ERR(kbuf))
+		return PTR_ERR(kbuf);
+	ret = neuron_mem_cpu_io(src, src_off, kbuf, size, false);
+	if (!ret)
+		ret = neuron_mem_cpu_io(dst, dst_off, kbuf, size, true);
+	kfree(kbuf);
+	if (!ret)
+		neuron_dma_cpu_done(neuron_dma_of(nd), size);
+	return ret;
+}
