@@ -400,10 +400,18 @@ static int nsim_dev_new(const struct nsim_args *args)
 
 	nsim_dev_debugfs_add(sd);
 	nsim_devs[sd->id] = sd;
-	dev_info(&sd->dev, "%s (device 0x%04x, rev %u), routing id %u%s%s\n",
-		 sd->gen->name, sd->pci_device, sd->revision, sd->rid,
-		 args->fault ? ", fault " : "",
-		 args->fault ? nsim_fault_name(args->fault) : "");
+	/*
+	 * The core logs each device it brings up: one more console line per
+	 * device (a slow serial console costs milliseconds a line) only when
+	 * a fault is planted, which a reader of the log must know about.
+	 */
+	if (args->fault)
+		dev_info(&sd->dev, "%s (device 0x%04x, rev %u), routing id %u, fault %s\n",
+			 sd->gen->name, sd->pci_device, sd->revision, sd->rid,
+			 nsim_fault_name(args->fault));
+	else
+		dev_dbg(&sd->dev, "%s (device 0x%04x, rev %u), routing id %u\n",
+			sd->gen->name, sd->pci_device, sd->revision, sd->rid);
 	return 0;
 
 err_del:
