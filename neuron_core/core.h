@@ -40,6 +40,8 @@
 
 #include "mem.h"
 
+struct neuron_pod;
+
 /* Minors of /dev/neuronN: one per possible routing id. */
 #define NEURON_MAX_DEVICES	64
 
@@ -273,6 +275,8 @@ struct neuron_stats {
  * @stats: the statistics (stats.c), with their own lock
  * @bringup_ns: ktime_get_ns() when the bring-up was queued, for the
  *	neuron_bringup_done tracepoint (trace.h); set before the worker runs
+ * @pod: the pod state of the device's node (pod.c), or NULL; set by the
+ *	worker after a reset, cleared at teardown, read with READ_ONCE()
  */
 struct neuron_device {
 	struct device dev;
@@ -319,6 +323,7 @@ struct neuron_device {
 	struct neuron_fw_mbox mbox;
 	struct neuron_stats stats;
 	u64 bringup_ns;
+	struct neuron_pod *pod;
 };
 
 /* main.c */
@@ -401,8 +406,10 @@ void neuron_planes_file_release(struct neuron_file *nf);
 void neuron_planes_process_detach(struct neuron_device *nd, struct pid *tgid);
 void neuron_planes_reset(struct neuron_device *nd, u32 cores, bool device);
 
-/* state.c */
+/* pod.c */
 extern const struct attribute_group *neuron_class_groups[];
+
+/* state.c */
 void neuron_state_init(struct neuron_device *nd);
 void neuron_state_fini(struct neuron_device *nd);
 void neuron_state_cores_reset(struct neuron_device *nd, u32 cores);

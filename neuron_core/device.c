@@ -20,6 +20,7 @@
 #include <neuron/compat.h>
 
 #include "core.h"
+#include "pod.h"
 #include "trace.h"
 
 /* Every device, for DHAL registration to find the unbound ones. */
@@ -465,6 +466,12 @@ static void neuron_device_work(struct work_struct *work)
 			 neuron_device_state_name(next));
 		neuron_device_bringup_done(nd, ret);
 	}
+	/*
+	 * The post-reset hook of the pod election, before the state says
+	 * READY: whoever sees READY finds the device in its node's pod.
+	 */
+	if (next == NEURON_STATE_READY && !READ_ONCE(nd->stopping))
+		neuron_pod_device_ready(nd);
 	neuron_device_set_state(nd, next);
 	/* Device resets processes asked for end with it (reset.c). */
 	neuron_reset_device_done(nd, next == NEURON_STATE_READY ? 0 : -EIO);
@@ -665,6 +672,8 @@ static void neuron_device_teardown(struct neuron_device *nd)
 	/* Driver chunks kept for processes hold the device: let them go. */
 	neuron_ds_release_all(nd, NULL);
 	neuron_nq_release(nd, U32_MAX);
+	/* The last device of a node stops its election and frees its pod state. */
+	neuron_pod_device_gone(nd);
 
 	if (published) {
 		neuron_mem_debugfs_remove(nd);

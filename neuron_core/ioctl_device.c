@@ -19,6 +19,7 @@
 #include <linux/uaccess.h>
 
 #include "ioctl.h"
+#include "pod.h"
 
 /* Longest message NEURON_IOCTL_PRINTK takes, terminating NUL included. */
 #define NEURON_PRINTK_MAX	512
@@ -341,6 +342,9 @@ long neuron_ioctl_rid_map(struct neuron_file *nf, void __user *arg)
  *	receives min(@max_map_entries, entries of the generation's map)
  *	entries and their count
  *
+ * On nodes 1 and 3 of an UltraServer (or with force_die_flip), logical
+ * core i is the map's entry i xor the generation's die flip (pod.c).
+ *
  * Return: 0; -EINVAL for a format other than V0 or more than
  * NEURON_NC_MAP_MAX_ENTRIES entries; -EOPNOTSUPP when the generation has no
  * map (v2); -EFAULT; -ENOMEM.
@@ -350,7 +354,7 @@ long neuron_ioctl_nc_map(struct neuron_file *nf, void __user *arg)
 	const struct neuron_dhal_user *user = nf->nd->dhal.dhal->user;
 	struct neuron_ioctl_get_logical_to_physical_nc_map req;
 	struct neuron_ioctl_nc_map *map;
-	u32 n, i;
+	u32 n, i, j, flip;
 	size_t size;
 	long ret = 0;
 
@@ -368,9 +372,13 @@ long neuron_ioctl_nc_map(struct neuron_file *nf, void __user *arg)
 	if (!map)
 		return -ENOMEM;
 	map->num_entries = n;
+	flip = neuron_pod_die_flip(nf->nd);
 	for (i = 0; i < n; i++) {
-		map->mappings[i].device_id = user->nc_map[i].device;
-		map->mappings[i].device_nc_idx = user->nc_map[i].nc;
+		j = i ^ flip;
+		if (j >= user->nc_map_entries)
+			j = i;
+		map->mappings[i].device_id = user->nc_map[j].device;
+		map->mappings[i].device_nc_idx = user->nc_map[j].nc;
 	}
 	if (copy_to_user(neuron_user_ptr(req.map), map, size))
 		ret = -EFAULT;

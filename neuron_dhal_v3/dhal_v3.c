@@ -41,6 +41,23 @@ static const struct neuron_dhal_mem v3_mem = {
 	.carveout = 16 * SZ_1M,
 };
 
+/* DMI product names of hosts that are not standard ones. */
+static const struct neuron_dhal_platform v3_platforms[] = {
+	{ "trn2p.48xlarge", false, NEURON_PLATFORM_ULTRASERVER },
+	{ "trn2eu.48xlarge", false, NEURON_PLATFORM_ULTRASERVER },
+	{ "trn2u.48xlarge", false, NEURON_PLATFORM_ULTRASERVER },
+	{ "trn2u-ac.24xlarge", false, NEURON_PLATFORM_ULTRASERVER },
+	{ "trn2es.48xlarge", false, NEURON_PLATFORM_PDS },
+};
+
+static const struct neuron_dhal_pod v3_pod = {
+	.platforms = v3_platforms,
+	.n_platforms = ARRAY_SIZE(v3_platforms),
+	.electable = true,
+	.die_flip = 0x6,
+	.nbr_engines = { { 36, 68 }, { 4, 100 } },
+};
+
 const struct neuron_dhal neuron_dhal_v3 = {
 	.owner = THIS_MODULE,
 	.name = KBUILD_MODNAME,
@@ -54,6 +71,7 @@ const struct neuron_dhal neuron_dhal_v3 = {
 	.udma = &v3_udma,
 	.nq = &neuron_dhal_v3_nq,
 	.pe = &neuron_dhal_v3_pe,
+	.pod = &v3_pod,
 };
 EXPORT_SYMBOL_IF_KUNIT(neuron_dhal_v3);
 module_neuron_dhal(neuron_dhal_v3);

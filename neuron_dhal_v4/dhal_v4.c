@@ -52,6 +52,23 @@ static const struct neuron_udma_gen v4_udma = {
 	.s2m_wr_outstanding2 = 256,
 };
 
+/* DMI product names of hosts that are not standard ones: never UltraServers. */
+static const struct neuron_dhal_platform v4_platforms[] = {
+	{ "trn3s.48xlarge", false, NEURON_PLATFORM_PDS },
+	{ "trn3-dev0", true, NEURON_PLATFORM_PDS },
+};
+
+/*
+ * The election is v3's with other neighbour engines; only force_userver
+ * makes a v4 node an UltraServer.  No die flip is known for v4.
+ */
+static const struct neuron_dhal_pod v4_pod = {
+	.platforms = v4_platforms,
+	.n_platforms = ARRAY_SIZE(v4_platforms),
+	.electable = true,
+	.nbr_engines = { { 40, 72 }, { 8, 104 } },
+};
+
 const struct neuron_dhal neuron_dhal_v4 = {
 	.owner = THIS_MODULE,
 	.name = KBUILD_MODNAME,
@@ -65,6 +82,7 @@ const struct neuron_dhal neuron_dhal_v4 = {
 	.udma = &v4_udma,
 	.nq = &neuron_dhal_v3_nq,
 	.pe = &neuron_dhal_v3_pe,
+	.pod = &v4_pod,
 };
 EXPORT_SYMBOL_IF_KUNIT(neuron_dhal_v4);
 

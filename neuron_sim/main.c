@@ -387,6 +387,7 @@ static int nsim_dev_new(const struct nsim_args *args)
 	sd->desc.id.devfn = PCI_DEVFN(0, 0);
 	sd->desc.simulated = true;
 	nsim_regs_fill_desc(sd, &sd->desc);
+	nsim_pod_add(sd);
 
 	nd = neuron_device_create(&sd->desc);
 	if (IS_ERR_OR_NULL(nd)) {
@@ -415,6 +416,7 @@ static int nsim_dev_new(const struct nsim_args *args)
 	return 0;
 
 err_del:
+	nsim_pod_del(sd);
 	nsim_regs_stop(sd);
 	device_del(&sd->dev);
 err_put:
@@ -441,6 +443,7 @@ static void nsim_dev_del(struct nsim_dev *sd)
 
 	/* The core no longer rings the doorbell: stop a reset in flight. */
 	nsim_regs_stop(sd);
+	nsim_pod_del(sd);
 	device_unregister(&sd->dev);
 }
 

@@ -141,6 +141,24 @@ enum nsim_fault {
 };
 
 /**
+ * enum nsim_pod_fault - fault switches of a device's neighbour links (pod.c)
+ * @NSIM_POD_BROKEN_LEFT: the left link fails, seen from both ends
+ * @NSIM_POD_BROKEN_RIGHT: the right link fails, seen from both ends
+ * @NSIM_POD_SILENT: reads of the device over a link return 0xdeadbeef
+ * @NSIM_POD_MISWIRE_LEFT: the left link reaches the neighbour's next device
+ * @NSIM_POD_MISWIRE_RIGHT: the right link reaches the neighbour's next device
+ * @NSIM_POD_FAULTS: number of switches
+ */
+enum nsim_pod_fault {
+	NSIM_POD_BROKEN_LEFT,
+	NSIM_POD_BROKEN_RIGHT,
+	NSIM_POD_SILENT,
+	NSIM_POD_MISWIRE_LEFT,
+	NSIM_POD_MISWIRE_RIGHT,
+	NSIM_POD_FAULTS,
+};
+
+/**
  * struct nsim_gen - what differs between simulated generations
  * @name: "v2", "v3" or "v4"
  * @gen: 2, 3 or 4
@@ -292,6 +310,8 @@ static inline unsigned int nsim_sem_blocks(const struct nsim_gen *gen)
  *	read-modify-write of the slots' head registers and @nq_injected
  * @nq_injected: entries injected into notification queues (debugfs)
  * @ddir: debugfs directory
+ * @pod_fault: bit per &enum nsim_pod_fault; written by debugfs with
+ *	WRITE_ONCE(), read with READ_ONCE()
  */
 struct nsim_dev {
 	struct device dev;
@@ -350,6 +370,7 @@ struct nsim_dev {
 	u64 nq_injected;
 
 	struct dentry *ddir;
+	u32 pod_fault;
 };
 
 /* regs.c */
@@ -392,6 +413,11 @@ void *nsim_host_ptr(struct nsim_dev *sd, u64 addr, u32 len);
 /* nq.c */
 int nsim_nq_parse(char *line, u64 bar0_size, struct nsim_nq_entry *e);
 int nsim_nq_inject(struct nsim_dev *sd, const struct nsim_nq_entry *e);
+
+/* pod.c */
+void nsim_pod_add(struct nsim_dev *sd);
+void nsim_pod_del(struct nsim_dev *sd);
+void nsim_pod_debugfs_add(struct nsim_dev *sd);
 
 /* debugfs.c */
 void nsim_debugfs_init(void);

@@ -306,6 +306,53 @@ struct neuron_dhal_pe {
 };
 
 /**
+ * enum neuron_platform - the kind of host a node is (pod.c)
+ * @NEURON_PLATFORM_STD: a standard host, never part of a pod
+ * @NEURON_PLATFORM_ULTRASERVER: an UltraServer node: its pod is elected
+ *	over the neighbour links
+ * @NEURON_PLATFORM_PDS: a node of a switched pod (PDS): the pod is not
+ *	elected but configured (module parameters, MiscRAM server info)
+ */
+enum neuron_platform {
+	NEURON_PLATFORM_STD,
+	NEURON_PLATFORM_ULTRASERVER,
+	NEURON_PLATFORM_PDS,
+};
+
+/**
+ * struct neuron_dhal_platform - a DMI product name and the platform it means
+ * @product: the DMI product name, or its beginning when @prefix
+ * @prefix: @product matches every name that starts with it
+ * @platform: the platform such a host is
+ */
+struct neuron_dhal_platform {
+	const char *product;
+	bool prefix;
+	enum neuron_platform platform;
+};
+
+/**
+ * struct neuron_dhal_pod - what a generation knows about pods (pod.c)
+ * @platforms: DMI product names that are not standard hosts
+ * @n_platforms: entries in @platforms
+ * @electable: a node of this generation may pose as an UltraServer
+ *	(module parameter force_userver) and run the election
+ * @die_flip: on nodes 1 and 3 of an UltraServer, logical core i is the
+ *	entry i ^ @die_flip of &neuron_dhal_user.nc_map; 0 for no flip
+ * @nbr_engines: the DMA engines of the two neighbour links (left, right),
+ *	two per link, through which hardware reads a neighbour's MiscRAM
+ *	(documentation for the DMA path; the core reads through the bus's
+ *	&neuron_bus_desc.link_read)
+ */
+struct neuron_dhal_pod {
+	const struct neuron_dhal_platform *platforms;
+	unsigned int n_platforms;
+	bool electable;
+	u32 die_flip;
+	u8 nbr_engines[2][2];
+};
+
+/**
  * struct neuron_dhal - a DHAL module's descriptor
  * @owner: the module (THIS_MODULE)
  * @name: module name, shown in sysfs (info/dhal)
@@ -321,6 +368,8 @@ struct neuron_dhal_pe {
  * @nq: notification-queue blocks; NULL when queues are not supported
  * @pe: PE-array activity counters (&neuron_dhal_layout.nc_count entries
  *	per table); NULL when their place is not known
+ * @pod: platform detection and pod facts; NULL for a generation that is
+ *	always a standard host (v2)
  */
 struct neuron_dhal {
 	struct module *owner;
@@ -335,6 +384,7 @@ struct neuron_dhal {
 	const struct neuron_udma_gen *udma;
 	const struct neuron_dhal_nq *nq;
 	const struct neuron_dhal_pe *pe;
+	const struct neuron_dhal_pod *pod;
 };
 
 /**
