@@ -29,6 +29,8 @@
 /* What MiscRAM reads while firmware has not filled it in yet. */
 #define MISC_NOT_READY		0xdeadbeef
 #define RID_POLL_MS		100
+/* First wait of a poll; each further wait doubles, up to the poll period. */
+#define POLL_FIRST_MS		2
 /* Polls of the firmware status after the reset was accepted: 0+100+...+400 ms. */
 #define RESET_STATUS_TRIES	5
 
@@ -66,12 +68,26 @@ void neuron_misc_write(struct neuron_device *nd, u32 reg, u32 val)
 }
 
 /*
+ * Wait before the next read of a poll: POLL_FIRST_MS, then twice the last
+ * wait, capped at @period_ms.  Firmware that answers quickly (a simulated
+ * device; a reset on hardware often) is seen within a few milliseconds,
+ * while one that takes seconds is still read only once per period.
+ */
+static int neuron_fw_poll_wait(struct neuron_device *nd, unsigned int *wait_ms,
+			       unsigned int period_ms)
+{
+	*wait_ms = *wait_ms ? min(*wait_ms * 2, period_ms) : min(POLL_FIRST_MS, period_ms);
+	return neuron_device_sleep(nd, *wait_ms);
+}
+
+/*
  * Read the routing id, retrying while firmware reports "not ready", for at
  * most neuron_rid_timeout_ms; also reads the serial number and API version.
  */
 int neuron_fw_read_identity(struct neuron_device *nd, u32 *rid)
 {
 	unsigned long deadline = jiffies + msecs_to_jiffies(neuron_rid_timeout_ms);
+	unsigned int wait = 0;
 	u32 v;
 	int ret;
 
@@ -84,7 +100,7 @@ int neuron_fw_read_identity(struct neuron_device *nd, u32 *rid)
 				neuron_rid_timeout_ms);
 			return -ETIMEDOUT;
 		}
-		ret = neuron_device_sleep(nd, RID_POLL_MS);
+		ret = neuron_fw_poll_wait(nd, &wait, RID_POLL_MS);
 		if (ret)
 			return ret;
 	}
@@ -113,7 +129,7 @@ static int neuron_fw_do_reset(struct neuron_device *nd, u32 type, u32 map)
 	const struct neuron_dhal_fw *fw = nd->dhal.dhal->fw;
 	unsigned int timeout = neuron_reset_timeout_ms ?: fw->reset_timeout_ms;
 	unsigned long start = jiffies, sent;
-	unsigned int i;
+	unsigned int i, wait = 0;
 	int ret;
 
 	neuron_fw_send_reset(nd, type, map);
@@ -124,7 +140,7 @@ static int neuron_fw_do_reset(struct neuron_device *nd, u32 type, u32 map)
 				timeout);
 			return -ETIMEDOUT;
 		}
-		ret = neuron_device_sleep(nd, fw->reset_poll_ms);
+		ret = neuron_fw_poll_wait(nd, &wait, fw->reset_poll_ms);
 		if (ret)
 			return ret;
 		if (fw->reset_resend_ms &&

@@ -113,7 +113,8 @@ struct neuron_dhal_mem {
 
 /**
  * struct neuron_dhal_fw - firmware interface facts and timing
- * @reset_poll_ms: period of the reset-acknowledge poll
+ * @reset_poll_ms: longest wait between two reads of the reset-acknowledge
+ *	poll (the waits start at 2 ms and double up to it)
  * @reset_timeout_ms: how long a device reset may take before it fails
  * @reset_resend_ms: period after which an unacknowledged reset is re-sent
  * @rt_compat_min: oldest runtime compatibility version supported

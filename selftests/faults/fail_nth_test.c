@@ -66,6 +66,9 @@
 #define DMA_COUNTERS	"/sys/kernel/debug/neuron/neuron%d/dma"
 #define FAIL_NTH	"/proc/thread-self/fail-nth"
 #define FNTH_MAX	3000
+/* Device creation under faults, in make check: the first points, then a stride. */
+#define CREATION_ALL	16
+#define CREATION_STRIDE	4
 /* Longest wait for released memory to show in the counters. */
 #define RELEASE_MS	3000
 
@@ -2119,6 +2122,8 @@ FIXTURE(fnth) {
 	long injected;		/* calls that failed by injection */
 	long inj_ok;		/* calls that succeeded past an injected fault */
 	long errs[256];		/* injected failures by errno */
+	/* Where the time goes (ms): state checks, the calls themselves, liveness. */
+	long ms_state, ms_call, ms_alive;
 };
 
 FIXTURE_VARIANT(fnth) {
@@ -2277,7 +2282,10 @@ static long run_case(struct __test_metadata *_metadata, struct fnth_self *self,
 	unsigned int n;
 
 	for (n = 0; n < FNTH_MAX; n++) {
+		long tc;
+
 		clear_call(c);
+		tc = nt_now_ms();
 		if (fp_take(c->index, &f0)) {
 			TH_LOG("%s: counters unreadable", fc->name);
 			return -1;
@@ -2295,6 +2303,8 @@ static long run_case(struct __test_metadata *_metadata, struct fnth_self *self,
 			TH_LOG("%s: counters unreadable", fc->name);
 			return -1;
 		}
+		self->ms_state += nt_now_ms() - tc;
+		tc = nt_now_ms();
 		/* n == 0: the call without faults first (warms up what is made once). */
 		if (n && arm(self->nth, n)) {
 			TH_LOG("%s: cannot write %s", fc->name, FAIL_NTH);
@@ -2336,14 +2346,19 @@ static long run_case(struct __test_metadata *_metadata, struct fnth_self *self,
 		}
 		if (fc->fini)
 			fc->fini(c);
+		self->ms_call += nt_now_ms() - tc;
+		tc = nt_now_ms();
 		/* The first call may make what stays (channels, a reset's new state). */
 		if (n && fp_reach(c->index, &f0, RELEASE_MS, diff, sizeof(diff))) {
 			TH_LOG("%s, fault %u (%s, %ld): undone, the state is not back:%s", fc->name,
 			       n, inj ? "injected" : "not injected", ret, diff);
 			bad = 1;
 		}
+		self->ms_state += nt_now_ms() - tc;
+		tc = nt_now_ms();
 		if (alive(_metadata, c, fc->name))
 			bad = 1;
+		self->ms_alive += nt_now_ms() - tc;
 		self->calls++;
 		if (bad)
 			return -1;
@@ -2375,6 +2390,14 @@ static long creation_case(struct __test_metadata *_metadata, struct fnth_self *s
 
 	len = snprintf(spec, sizeof(spec), "%d %s", NEW_ID, gen);
 	for (n = 1; n < FNTH_MAX; n++) {
+		/*
+		 * Each step brings a device up and down (about a second in the
+		 * debug VM): make check takes the first CREATION_ALL fault
+		 * points and every CREATION_STRIDE-th one after, the same ones
+		 * every run; NEURON_STRESS=1 takes all.
+		 */
+		if (n > CREATION_ALL && n % CREATION_STRIDE && !nt_env_num("NEURON_STRESS", 0))
+			continue;
 		fd = open(SIM_BUS "/new_device", O_WRONLY);
 		if (fd < 0) {
 			TH_LOG("new_device: %s", strerror(errno));
@@ -2512,8 +2535,31 @@ static int selected(const char *name)
 	return 0;
 }
 
+/* The @k slowest command cases, in a log line. */
+static void log_slowest(struct __test_metadata *_metadata, const long *ms, unsigned int k)
+{
+	char line[512];
+	unsigned int i, j, best;
+	bool used[ARRAY_SIZE(fcases)] = {};
+	int len = 0;
+
+	for (i = 0; i < k; i++) {
+		best = ARRAY_SIZE(fcases);
+		for (j = 0; j < ARRAY_SIZE(fcases); j++)
+			if (!used[j] && (best == ARRAY_SIZE(fcases) || ms[j] > ms[best]))
+				best = j;
+		if (best == ARRAY_SIZE(fcases) || !ms[best] || len >= (int)sizeof(line))
+			break;
+		used[best] = true;
+		len += snprintf(line + len, sizeof(line) - len, " %s %ld", fcases[best].name,
+				ms[best]);
+	}
+	TH_LOG("slowest command cases (ms):%s", len ? line : " none");
+}
+
 TEST_F_TIMEOUT(fnth, every_command, 900)
 {
+	static long case_ms[ARRAY_SIZE(fcases)];
 	unsigned int i, j, impl = 0, covered = 0;
 	long n, total = 0;
 	char line[512];
@@ -2536,9 +2582,12 @@ TEST_F_TIMEOUT(fnth, every_command, 900)
 	touch_stack();
 
 	for (j = 0; j < ARRAY_SIZE(fcases); j++) {
+		long t0 = nt_now_ms();
+
 		if (!selected(fcases[j].name))
 			continue;
 		n = run_case(_metadata, self, &fcases[j]);
+		case_ms[j] = nt_now_ms() - t0;
 		EXPECT_LE(0, n) TH_LOG("%s", fcases[j].name);
 		if (n >= 0)
 			total += n;
@@ -2563,6 +2612,9 @@ TEST_F_TIMEOUT(fnth, every_command, 900)
 	EXPECT_LT(0, total);
 	TH_LOG("injected failures by errno:%s", line);
 	TH_LOG("calls that succeeded past an injected fault: %ld", self->inj_ok);
+	TH_LOG("time in the command cases: state checks %ld ms, calls %ld ms, liveness %ld ms",
+	       self->ms_state, self->ms_call, self->ms_alive);
+	log_slowest(_metadata, case_ms, 10);
 	ksft_print_msg("fail-nth: %u of %u implemented commands covered, %ld injected %s\n",
 		       covered, impl, self->injected, "failures run");
 }
