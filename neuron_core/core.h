@@ -415,6 +415,7 @@ void neuron_state_fini(struct neuron_device *nd);
 void neuron_state_cores_reset(struct neuron_device *nd, u32 cores);
 void neuron_state_process_detach(struct neuron_device *nd, struct pid *tgid);
 void neuron_state_file_release(struct neuron_file *nf);
+unsigned int neuron_state_marks(unsigned int first, unsigned int n);
 void neuron_state_lock_holds(void);
 void neuron_state_unlock_holds(void);
 u32 neuron_state_marked_by_others_locked(struct neuron_device *nd, struct pid *tgid);

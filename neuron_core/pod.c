@@ -14,10 +14,12 @@
  * Locks: neuron_pods_lock protects neuron_pods[] and each pod's @refs; a
  * pod's @lock protects its election state.  neuron_pods_lock is taken
  * before a pod's lock, never inside it; the election thread takes only its
- * pod's lock, and never while it reads or writes a device.
+ * pod's lock, and never while it reads or writes a device.  A pod's lock is
+ * taken before the state plane's neuron_marks_lock (neuron_state_marks()).
  */
 
 #include <linux/bits.h>
+#include <linux/device.h>
 #include <linux/dmi.h>
 #include <linux/jiffies.h>
 #include <linux/kthread.h>
@@ -60,11 +62,20 @@
 /* Longest election timeout accepted, seconds. */
 #define POD_MAX_TIMEOUT_S	86400
 
-/* userver_ctl bits this driver implements. */
+/* userver_ctl bits (Documentation/pod.rst). */
 #define POD_CTL_SKIP		BIT(0)
+#define POD_CTL_B0_SPOOF	BIT(1)
+#define POD_CTL_VERBOSE		BIT(2)
+#define POD_CTL_FAULT_SECONDARY	BIT(3)
+#define POD_CTL_FAULT_PRIMARY	BIT(4)
+#define POD_CTL_NO_NBR_COPY	BIT(5)
 #define POD_CTL_CLEAR		BIT(6)
+#define POD_CTL_FAULT_LEFT	BIT(7)
+#define POD_CTL_FAULT_RIGHT	BIT(8)
 #define POD_CTL_RIGHT_ONLY	BIT(9)
 #define POD_CTL_LEFT_ONLY	BIT(10)
+/* Bits that do nothing here: an election started with any of them warns. */
+#define POD_CTL_UNIMPLEMENTED	(POD_CTL_B0_SPOOF | POD_CTL_NO_NBR_COPY | ~GENMASK(10, 0))
 
 static int userver_pds_node_cnt = 2;
 module_param(userver_pds_node_cnt, int, 0644);
@@ -77,7 +88,7 @@ MODULE_PARM_DESC(userver_pds_server_id, "Pod serial number of a PDS pod (default
 static int userver_ctl;
 module_param(userver_ctl, int, 0644);
 MODULE_PARM_DESC(userver_ctl,
-		 "UltraServer control bits: 0 no election at load, 6 clear the cached result, 9 right link only, 10 left link only");
+		 "UltraServer control bits: 0 no election at load, 2 verbose, 3/4 fault on secondary/primary links, 6 clear the cached result, 7/8 fault on the left/right link, 9 right link only, 10 left link only");
 
 static int userver_etimeout = 600;
 module_param(userver_etimeout, int, 0644);
@@ -91,6 +102,11 @@ MODULE_PARM_DESC(userver_eextension,
 static int force_userver;
 module_param(force_userver, int, 0644);
 MODULE_PARM_DESC(force_userver, "Treat v3 and v4 nodes created from now on as UltraServer nodes");
+
+static int force_pds;
+module_param(force_pds, int, 0644);
+MODULE_PARM_DESC(force_pds,
+		 "Treat v3 and v4 nodes created from now on as PDS nodes (force_userver wins)");
 
 static int force_die_flip;
 module_param(force_die_flip, int, 0644);
@@ -322,6 +338,8 @@ static enum neuron_platform neuron_pod_platform(const struct neuron_dhal_pod *dp
 {
 	if (READ_ONCE(force_userver) && dp->electable)
 		return NEURON_PLATFORM_ULTRASERVER;
+	if (READ_ONCE(force_pds) && dp->electable)
+		return NEURON_PLATFORM_PDS;
 	return neuron_pod_platform_lookup(dp, dmi_get_system_info(DMI_PRODUCT_NAME));
 }
 
@@ -397,6 +415,47 @@ static int neuron_pod_pause(struct neuron_pod *pod)
 	wait_event_interruptible_timeout(pod->wq, neuron_pod_check(pod),
 					 msecs_to_jiffies(POD_POLL_MS));
 	return neuron_pod_check(pod);
+}
+
+/* userver_ctl bit 2: log a step of device @d's part in an election. */
+static __printf(3, 4) void neuron_pod_verbose(struct neuron_pod *pod, unsigned int d,
+					      const char *fmt, ...)
+{
+	struct neuron_device *nd;
+	struct va_format vaf;
+	va_list args;
+
+	if (!(READ_ONCE(userver_ctl) & POD_CTL_VERBOSE))
+		return;
+	va_start(args, fmt);
+	vaf.fmt = fmt;
+	vaf.va = &args;
+	nd = neuron_device_get_by_index(pod->node * pod->ndev + d);
+	if (nd) {
+		dev_info(&nd->dev, "pod node %u device %u: %pV\n", pod->node, d, &vaf);
+		put_device(&nd->dev);
+	} else {
+		pr_info("neuron pod node %u device %u: %pV\n", pod->node, d, &vaf);
+	}
+	va_end(args);
+}
+
+/*
+ * userver_ctl bits 3, 4, 7 and 8: -EIO when a link of @lr that device @d
+ * uses is to fail as a broken link does (every link of a secondary or of
+ * the primary, the left or the right link of every device), else 0.
+ */
+static int neuron_pod_ctl_fault(unsigned int d, u32 lr)
+{
+	u32 ctl = READ_ONCE(userver_ctl), links = 0;
+
+	if (ctl & (d ? POD_CTL_FAULT_SECONDARY : POD_CTL_FAULT_PRIMARY))
+		links |= NEURON_POD_BOTH;
+	if (ctl & POD_CTL_FAULT_LEFT)
+		links |= NEURON_POD_LEFT;
+	if (ctl & POD_CTL_FAULT_RIGHT)
+		links |= NEURON_POD_RIGHT;
+	return links & lr ? -EIO : 0;
 }
 
 /* A neighbour's serial number, polled while the firmware has none. */
@@ -519,12 +578,17 @@ static int neuron_pod_dev_elect(struct neuron_pod *pod, unsigned int d, u32 lr,
 	ret = neuron_pod_write(pod, d, POD_MISC_STATUS, POD_STS_INIT);
 	if (!ret)
 		ret = neuron_pod_edata_write(pod, d, 0, 0);
+	neuron_pod_verbose(pod, d, "links %#x: 1. taking part: %d", lr, ret);
+	if (!ret)
+		ret = neuron_pod_ctl_fault(d, lr);
 	/* 2. The neighbours' serial numbers. */
 	for (link = 0; link < 2 && !ret; link++)
 		if (lr & BIT(link))
 			ret = neuron_pod_nbr_serial(pod, d, link, &nb->serial[link]);
 	if (ret)
 		goto fail;
+	neuron_pod_verbose(pod, d, "2. neighbour serials %016llx %016llx", nb->serial[0],
+			   nb->serial[1]);
 	/* 3. The primary publishes its neighbours, a secondary its index. */
 	if (primary)
 		ret = neuron_pod_edata_write(pod, d, nb->serial[0], nb->serial[1]);
@@ -546,6 +610,7 @@ static int neuron_pod_dev_elect(struct neuron_pod *pod, unsigned int d, u32 lr,
 			goto fail;
 		}
 	}
+	neuron_pod_verbose(pod, d, "4. neighbours wired right");
 	/* 5. Done here; 6. wait for the neighbours to be done too. */
 	ret = neuron_pod_write(pod, d, POD_MISC_STATUS, POD_STS_SUCCESS);
 	for (link = 0; link < 2 && !ret; link++)
@@ -553,9 +618,11 @@ static int neuron_pod_dev_elect(struct neuron_pod *pod, unsigned int d, u32 lr,
 			ret = neuron_pod_nbr_status(pod, d, link);
 	if (ret)
 		goto fail;
+	neuron_pod_verbose(pod, d, "6. neighbours done");
 	/* 7. Nobody reads the election data any more. */
 	return neuron_pod_edata_write(pod, d, 0, 0);
 fail:
+	neuron_pod_verbose(pod, d, "links %#x: failed: %d", lr, ret);
 	neuron_pod_edata_write(pod, d, 0, 0);
 	return ret;
 }
@@ -680,7 +747,14 @@ static int neuron_pod_thread(void *data)
 /* Start an election of @timeout_s seconds.  Called with the pod's lock held. */
 static void neuron_pod_initiate(struct neuron_pod *pod, int timeout_s)
 {
+	u32 ctl = READ_ONCE(userver_ctl);
+
 	lockdep_assert_held(&pod->lock);
+	if (ctl & POD_CTL_UNIMPLEMENTED)
+		pr_warn("neuron pod node %u: userver_ctl bits %#lx are not implemented; ignored\n",
+			pod->node, ctl & POD_CTL_UNIMPLEMENTED);
+	if (ctl & POD_CTL_VERBOSE)
+		pr_info("neuron pod node %u: an election of %d s starts\n", pod->node, timeout_s);
 	WRITE_ONCE(pod->state, NEURON_PE_IN_PROGRESS);
 	WRITE_ONCE(pod->kill, false);
 	pod->node_id = -1;
@@ -857,6 +931,39 @@ void neuron_pod_device_gone(struct neuron_device *nd)
 	kfree(pod);
 }
 
+/**
+ * neuron_pod_marks_released() - core reservations were released
+ * @devs: bit per device index whose reservations were released
+ *
+ * Called by the state plane with no lock held.  A node of those devices
+ * none of whose cores is reserved any more forgets its mode, as the
+ * reference does when its last mark goes: the next job sets it again.
+ */
+void neuron_pod_marks_released(u64 devs)
+{
+	unsigned int i;
+
+	BUILD_BUG_ON(NEURON_MAX_DEVICES > 64);
+	mutex_lock(&neuron_pods_lock);
+	for (i = 0; i < NEURON_MAX_DEVICES; i++) {
+		struct neuron_pod *pod = neuron_pods[i];
+		unsigned int first, last;
+
+		if (!pod)
+			continue;
+		first = pod->node * pod->ndev;
+		last = min_t(unsigned int, first + pod->ndev, NEURON_MAX_DEVICES) - 1;
+		if (first > last || !(devs & GENMASK_ULL(last, first)))
+			continue;
+		mutex_lock(&pod->lock);
+		if (pod->mode != NEURON_ULTRASERVER_MODE_UNSET &&
+		    !neuron_state_marks(first, pod->ndev))
+			pod->mode = NEURON_ULTRASERVER_MODE_UNSET;
+		mutex_unlock(&pod->lock);
+	}
+	mutex_unlock(&neuron_pods_lock);
+}
+
 /* What user space sees */
 
 static void neuron_pod_snapshot(struct neuron_pod *pod, struct neuron_pod_view *v)
@@ -987,42 +1094,39 @@ static int neuron_pod_status_fill(struct neuron_device *nd, struct neuron_ioctl_
 	}
 }
 
-long neuron_ioctl_pod_status(struct neuron_file *nf, void __user *arg)
-{
-	struct neuron_ioctl_pod_status st;
-	struct neuron_pod_view v;
-	int ret;
-
-	ret = neuron_pod_get_arg(arg, &st, sizeof(st));
-	if (ret)
-		return ret;
-	memset(&st, 0, sizeof(st));
-	st.sz = sizeof(st);
-	ret = neuron_pod_status_fill(nf->nd, &st, &v);
-	if (copy_to_user(arg, &st, sizeof(st)))
-		return -EFAULT;
-	return ret;
-}
-
-long neuron_ioctl_pod_status_v2(struct neuron_file *nf, void __user *arg)
+/*
+ * POD_STATUS of @size bytes: the V1 struct, or V2, which adds the mode and
+ * the supported modes.
+ */
+static long neuron_pod_status_ioctl(struct neuron_file *nf, void __user *arg, size_t size)
 {
 	struct neuron_ioctl_pod_status_v2 st;
 	struct neuron_pod_view v;
 	int ret;
 
-	ret = neuron_pod_get_arg(arg, &st, sizeof(st));
+	ret = neuron_pod_get_arg(arg, &st, size);
 	if (ret)
 		return ret;
 	memset(&st, 0, sizeof(st));
-	st.v1.sz = sizeof(st);
+	st.v1.sz = size;
 	ret = neuron_pod_status_fill(nf->nd, &st.v1, &v);
-	if (v.platform != NEURON_PLATFORM_STD) {
+	if (size == sizeof(st) && v.platform != NEURON_PLATFORM_STD) {
 		st.mode = v.mode;
 		st.modes_supported = neuron_pod_modes_supported(&v);
 	}
-	if (copy_to_user(arg, &st, sizeof(st)))
+	if (copy_to_user(arg, &st, size))
 		return -EFAULT;
 	return ret;
+}
+
+long neuron_ioctl_pod_status(struct neuron_file *nf, void __user *arg)
+{
+	return neuron_pod_status_ioctl(nf, arg, sizeof(struct neuron_ioctl_pod_status));
+}
+
+long neuron_ioctl_pod_status_v2(struct neuron_file *nf, void __user *arg)
+{
+	return neuron_pod_status_ioctl(nf, arg, sizeof(struct neuron_ioctl_pod_status_v2));
 }
 
 /* A control request on a standard platform: 0 or -EINVAL. */
@@ -1098,7 +1202,9 @@ static int neuron_pod_ctrl(struct neuron_device *nd, struct neuron_ioctl_pod_ctr
 	case NEURON_NPE_POD_CTRL_REQ_POD:
 		if (pod->platform == NEURON_PLATFORM_PDS || pod->state == NEURON_PE_IN_PROGRESS)
 			break;
-		if (!neuron_pod_all_present(pod)) {
+		/* Not while a device is out of reset or a core is reserved. */
+		if (!neuron_pod_all_present(pod) ||
+		    neuron_state_marks(pod->node * pod->ndev, pod->ndev)) {
 			ret = -EAGAIN;
 			break;
 		}

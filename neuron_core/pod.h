@@ -65,6 +65,7 @@ enum neuron_platform neuron_pod_platform_lookup(const struct neuron_dhal_pod *dp
 
 void neuron_pod_device_ready(struct neuron_device *nd);
 void neuron_pod_device_gone(struct neuron_device *nd);
+void neuron_pod_marks_released(u64 devs);
 u32 neuron_pod_die_flip(struct neuron_device *nd);
 
 #endif /* _NEURON_CORE_POD_H */

@@ -30,6 +30,7 @@
 #include <neuron/compat.h>
 
 #include "ioctl.h"
+#include "pod.h"
 
 /* Bounds of the sleeping waits, about as long as the reference's polls. */
 #define NEURON_CRWL_READ_WAIT_MS	1000
@@ -341,6 +342,28 @@ struct pid *neuron_state_core_owner(struct neuron_device *nd, unsigned int nc)
 }
 
 /**
+ * neuron_state_marks() - cores reserved on a run of devices
+ * @first: the first device index
+ * @n: devices from @first on
+ *
+ * For the pod election, which refuses to start while a node's cores are
+ * reserved.  Takes neuron_marks_lock (a leaf lock).
+ *
+ * Return: the number of reserved cores of devices @first .. @first + @n - 1.
+ */
+unsigned int neuron_state_marks(unsigned int first, unsigned int n)
+{
+	unsigned int d, nc, cnt = 0;
+
+	mutex_lock(&neuron_marks_lock);
+	for (d = first; d < first + n && d < NEURON_MAX_DEVICES; d++)
+		for (nc = 0; nc < NEURON_MAX_NC; nc++)
+			cnt += !!neuron_marks[d][nc].tgid;
+	mutex_unlock(&neuron_marks_lock);
+	return cnt;
+}
+
+/**
  * neuron_state_file_release() - a file's last reference went
  * @nf: the file
  *
@@ -350,6 +373,7 @@ void neuron_state_file_release(struct neuron_file *nf)
 {
 	struct pid *put[NEURON_MAX_NC];
 	unsigned int d, nc, n;
+	u64 released = 0;
 
 	for (d = 0; d < NEURON_MAX_DEVICES; d++) {
 		n = 0;
@@ -364,9 +388,13 @@ void neuron_state_file_release(struct neuron_file *nf)
 			}
 		}
 		mutex_unlock(&neuron_marks_lock);
+		if (n)
+			released |= BIT_ULL(d);
 		while (n)
 			put_pid(put[--n]);
 	}
+	if (released)
+		neuron_pod_marks_released(released);
 }
 
 /**
@@ -544,6 +572,7 @@ static int neuron_range_unmark(struct neuron_file *nf, struct neuron_range *r)
 	struct pid *me = task_tgid(current);
 	struct pid *put[NEURON_MAX_NC * 2];
 	unsigned int n = 0;
+	u64 released = 0;
 
 	i = find_last_bit(r->map, r->bits);
 	if (i < r->bits && base + i >= NEURON_HOST_NCS)
@@ -559,6 +588,7 @@ static int neuron_range_unmark(struct neuron_file *nf, struct neuron_range *r)
 			put[n++] = m->tgid;
 			m->tgid = NULL;
 			m->nf = NULL;
+			released |= BIT_ULL((base + i) / ncpd);
 		}
 		mutex_unlock(&neuron_marks_lock);
 		if (n == ARRAY_SIZE(put)) {
@@ -568,6 +598,8 @@ static int neuron_range_unmark(struct neuron_file *nf, struct neuron_range *r)
 	}
 	while (n)
 		put_pid(put[--n]);
+	if (released)
+		neuron_pod_marks_released(released);
 	return 0;
 }
 

@@ -9,10 +9,13 @@
  * answers; POD_CTRL in every state (the errno table); a four-node
  * election on v3 with chosen serial numbers (node ids, pod serial, modes,
  * modal views, class attributes, die-flipped core map on node 1); a
- * two-node election at load on v4; each fault switch of the simulator
- * (broken link, silent neighbour, wrong wiring) ending in its documented
- * state within the timeout; kill; a DHAL reload adopting the cached
- * result.
+ * two-node election at load on v4; a DHAL reload adopting the cached
+ * result; REQ_POD refused while cores are reserved, and the mode cleared
+ * when the last reservation goes; the PDS spoof (force_pds); devices
+ * removed and the modules unloaded while an election waits; and one
+ * table of faults (pod_fault: the simulator's switches and the
+ * userver_ctl fault bits), each ending in its documented state within the
+ * timeout.
  */
 #include <stdint.h>
 
@@ -21,10 +24,14 @@
 #include "kselftest_harness.h"
 #include "neuron_test.h"
 #include "neuron_mem.h"
+#include "neuron_pci.h"
 
 #define SETTLE_MS	30000
 #define DBG		"/sys/kernel/debug/neuron_sim/neuron_sim%d/%s"
 #define CORE_ARGS	"pod_node_devices=2 force_userver=1 userver_eextension=2"
+#define CTL_PARAM	"/sys/module/neuron_core/parameters/userver_ctl"
+#define PDS_ARGS	"pod_node_devices=2 force_pds=1 userver_pds_node_cnt=3 userver_pds_server_id=4660"
+#define VERBOSE_LINE	"pod node 0 device 1: 2. neighbour serials"
 
 #define M(x)		(1u << NEURON_ULTRASERVER_MODE_##x)
 
@@ -160,6 +167,49 @@ static int core_map(int dev, struct neuron_ioctl_nc_map *map)
 	ret = xioctl(fd, NEURON_IOCTL_GET_LOGICAL_TO_PHYSICAL_NC_MAP, &req);
 	close(fd);
 	return ret;
+}
+
+/* Reserve (@mark) or release core @nc of the device @fd is open on; 0 or -errno. */
+static long core_mark(int fd, int nc, int mark)
+{
+	struct neuron_ioctl_crwl_nc_map_ext m = {
+		.nc_count = 1, .start_nc_index = nc, .end_nc_index = nc,
+	};
+
+	m.bitmap[0] = 1UL << nc;
+	return xioctl(fd, mark ? NEURON_IOCTL_CRWL_NC_RANGE_MARK_EXT0 :
+			  NEURON_IOCTL_CRWL_NC_RANGE_UNMARK_EXT0, &m);
+}
+
+/* The running election threads (comm neuron_pod<node>). */
+static int pod_threads(void)
+{
+	struct dirent *de;
+	char comm[32];
+	int n = 0;
+	DIR *d;
+
+	d = opendir("/proc");
+	if (!d)
+		return -1;
+	while ((de = readdir(d)))
+		if (de->d_name[0] >= '1' && de->d_name[0] <= '9' &&
+		    !nt_read(comm, sizeof(comm), "/proc/%s/comm", de->d_name) &&
+		    !strncmp(comm, "neuron_pod", 10))
+			n++;
+	closedir(d);
+	return n;
+}
+
+/* pod_threads() once it is @want (an exiting thread lingers briefly), at most 2 s. */
+static int pod_threads_wait(int want)
+{
+	long end = nt_now_ms() + 2000;
+	int n;
+
+	while ((n = pod_threads()) != want && nt_now_ms() < end)
+		usleep(20000);
+	return n;
 }
 
 FIXTURE(pod) {
@@ -423,79 +473,275 @@ TEST_F_TIMEOUT(pod, two_nodes_and_reload, 240)
 	}
 }
 
-/* A broken left link: both nodes retry on the right link alone and succeed. */
-TEST_F_TIMEOUT(pod, fault_broken_link, 120)
+/*
+ * Reserved cores: REQ_POD says EAGAIN; the mode goes when the last
+ * reservation of the node does (an unmark, or the file's close).
+ */
+TEST_F_TIMEOUT(pod, marks, 120)
 {
 	struct neuron_ioctl_pod_status_v2 st;
-	long t0;
-	int n;
+	__u32 state;
+	int fd, n;
 
 	ASSERT_EQ(0, pod_up("v3", 2, 1, 4));
-	ASSERT_EQ(0, set_fault(0, "broken_left"));
-	ASSERT_EQ(0, set_fault(1, "broken_left"));
-	t0 = pod_req_both(4);
-	ASSERT_LE(0, t0);
+	/* FAILURE at load: X1 is the mode to set. */
+	ASSERT_EQ(0, pod_ctrl(0, NEURON_NPE_POD_CTRL_SET_MODE, NEURON_ULTRASERVER_MODE_X1, 0,
+			      NULL));
+	fd = pod_open(1);
+	ASSERT_LE(0, fd);
+	ASSERT_EQ(0, core_mark(fd, 1, 1));
+	EXPECT_EQ(-EAGAIN, pod_ctrl(0, NEURON_NPE_POD_CTRL_REQ_POD, 0, 5, NULL));
+	EXPECT_EQ(-EAGAIN, pod_ctrl(1, NEURON_NPE_POD_CTRL_REQ_POD, 0, 5, NULL));
+	EXPECT_EQ(0, pod_status(0, &st));
+	EXPECT_EQ(NEURON_ULTRASERVER_MODE_X1, (int)st.mode);
+	/* The other node's reservations are not node 0's. */
+	EXPECT_EQ(0, pod_ctrl(2, NEURON_NPE_POD_CTRL_SET_MODE, NEURON_ULTRASERVER_MODE_X1, 0,
+			      NULL));
+	/* Releasing a core not reserved changes nothing. */
+	EXPECT_EQ(0, core_mark(fd, 0, 0));
+	EXPECT_EQ(0, pod_status(0, &st));
+	EXPECT_EQ(NEURON_ULTRASERVER_MODE_X1, (int)st.mode);
+	/* The last reservation goes: so does the mode, of node 0 only. */
+	EXPECT_EQ(0, core_mark(fd, 1, 0));
+	EXPECT_EQ(0, pod_status(0, &st));
+	EXPECT_EQ(NEURON_ULTRASERVER_MODE_UNSET, (int)st.mode);
+	EXPECT_EQ(0, pod_status(2, &st));
+	EXPECT_EQ(NEURON_ULTRASERVER_MODE_X1, (int)st.mode);
+	/* A close releases too. */
+	EXPECT_EQ(0, pod_ctrl(0, NEURON_NPE_POD_CTRL_SET_MODE, NEURON_ULTRASERVER_MODE_X1, 0,
+			      NULL));
+	ASSERT_EQ(0, core_mark(fd, 0, 1));
+	close(fd);
+	EXPECT_EQ(0, pod_status(1, &st));
+	EXPECT_EQ(NEURON_ULTRASERVER_MODE_UNSET, (int)st.mode);
+	/* Nothing reserved: the election runs, and the pod forms. */
+	EXPECT_EQ(0, pod_ctrl(2, NEURON_NPE_POD_CTRL_REQ_POD, 0, 20, &state));
+	EXPECT_EQ(0, pod_ctrl(0, NEURON_NPE_POD_CTRL_REQ_POD, 0, 20, &state));
+	EXPECT_EQ(NEURON_POD_E_STATE_IN_PROGRESS, (int)state);
 	for (n = 0; n < 2; n++) {
-		ASSERT_EQ(0, pod_wait(2 * n, &st, 20000)) TH_LOG("node %d", n);
+		ASSERT_EQ(0, pod_wait(2 * n, &st, 30000)) TH_LOG("node %d", n);
 		EXPECT_EQ(NEURON_POD_E_STATE_ULTRASERVER, (int)st.v1.state) TH_LOG("node %d", n);
-		EXPECT_EQ(n, st.v1.node_id);
-		EXPECT_EQ(2, st.v1.pod_sz);
-		/* Right link only: no X2V. */
-		EXPECT_EQ(M(X2H) | M(X1), st.modes_supported) TH_LOG("node %d", n);
 	}
-	TH_LOG("ended after %ld ms", nt_now_ms() - t0);
 }
 
-/* A silent neighbour: every retry times out; both nodes end single. */
-TEST_F_TIMEOUT(pod, fault_silent_neighbour, 120)
+/* force_pds: a spoofed switched pod of userver_pds_node_cnt nodes, no election. */
+TEST_F_TIMEOUT(pod, pds, 120)
 {
 	struct neuron_ioctl_pod_status_v2 st;
-	long t0, took;
-	int n;
+	struct neuron_ioctl_pod_info info;
+	char s[32], path[128];
+	int fd, id;
+	__u32 state;
 
-	ASSERT_EQ(0, pod_up("v3", 2, 1, 2));
+	ASSERT_EQ(0, nt_driver_up(PDS_ARGS, "pod_nodes=0"));
+	ASSERT_EQ(0, nt_sim_add(0, "v3"));
+	ASSERT_EQ(0, nt_sim_add(1, "v3"));
+	ASSERT_EQ(0, nt_sim_add(2, "v4"));
+	for (id = 0; id < 3; id++)
+		ASSERT_STREQ("ready", nt_sim_settle(id, s, sizeof(s), SETTLE_MS));
+	for (id = 0; id < 3; id += 2) {
+		ASSERT_EQ(0, pod_status(id, &st)) TH_LOG("device %d", id);
+		EXPECT_EQ(NEURON_POD_E_STATE_ULTRASERVER, (int)st.v1.state);
+		EXPECT_EQ(NEURON_POD_TYPE_SWITCH, st.v1.pod_type);
+		EXPECT_EQ(3, st.v1.pod_sz);
+		EXPECT_EQ(4660ULL, pod_serial(&st.v1));
+		/* The simulator's MiscRAM has no valid server id. */
+		EXPECT_EQ(-1, st.v1.node_id);
+		EXPECT_NE(0U, st.modes_supported & M(X1));
+	}
+	fd = pod_open(1);
+	ASSERT_LE(0, fd);
+	memset(&info, 0, sizeof(info));
+	info.sz = sizeof(info);
+	EXPECT_EQ(0, xioctl(fd, NEURON_IOCTL_POD_INFO, &info));
+	close(fd);
+	EXPECT_EQ(NEURON_POD_TYPE_SWITCH, info.pod_type);
+	EXPECT_EQ(3, info.pod_sz);
+	EXPECT_EQ(0x34, info.pod_id[0]);
+	EXPECT_EQ(0x12, info.pod_id[1]);
+	EXPECT_EQ(0, pod_ctrl(0, NEURON_NPE_POD_CTRL_REQ_POD, 0, 5, &state));
+	EXPECT_EQ(NEURON_POD_E_STATE_ULTRASERVER, (int)state);
+
+	/* A valid server id in MiscRAM is the node id, read when the pod state is made. */
+	snprintf(path, sizeof(path), DBG, 0, "misc_set");
+	ASSERT_EQ(0, nt_write(path, "0x70 0x8005"));
+	ASSERT_EQ(0, nt_sh("modprobe -r neuron_dhal_v3"));
+	ASSERT_EQ(0, nt_sh("modprobe neuron_dhal_v3"));
+	for (id = 0; id < 2; id++)
+		ASSERT_STREQ("ready", nt_sim_settle(id, s, sizeof(s), SETTLE_MS));
+	ASSERT_EQ(0, pod_status(1, &st));
+	EXPECT_EQ(5, st.v1.node_id);
+	EXPECT_EQ(NEURON_POD_TYPE_SWITCH, st.v1.pod_type);
+}
+
+/*
+ * An election that waits (node 1 silent) when its node's devices go, and
+ * again when the DHAL module and then every module is unloaded: the
+ * thread goes at once and nothing is left (the VM checks the log for
+ * lockdep, KASAN and kmemleak reports).
+ */
+TEST_F_TIMEOUT(pod, unload_in_election, 120)
+{
+	struct neuron_ioctl_pod_status_v2 st;
+	char s[32], mark[64];
+	long t0;
+	int id;
+
+	ASSERT_EQ(0, pod_up("v3", 2, 1, 4));
+	ASSERT_EQ(0, np_klog_mark(mark, sizeof(mark)));
 	ASSERT_EQ(0, set_fault(2, "silent"));
 	ASSERT_EQ(0, set_fault(3, "silent"));
-	t0 = pod_req_both(2);
-	ASSERT_LE(0, t0);
-	for (n = 0; n < 2; n++) {
-		/* Timeout 2 s, then two retries of at least 2 s each. */
-		ASSERT_EQ(0, pod_wait(2 * n, &st, 20000)) TH_LOG("node %d", n);
-		EXPECT_EQ(NEURON_POD_E_STATE_SINGLE_NODE, (int)st.v1.state);
-		EXPECT_EQ(-1, st.v1.node_id);
-		EXPECT_EQ(M(X1), st.modes_supported);
-	}
-	took = nt_now_ms() - t0;
-	EXPECT_LE(5500, took);
-	TH_LOG("ended after %ld ms", took);
+	EXPECT_EQ(2, pod_threads());
+
+	/* Node 0's devices go. */
+	ASSERT_EQ(0, pod_ctrl(0, NEURON_NPE_POD_CTRL_REQ_POD, 0, 60, NULL));
+	usleep(300000);
+	EXPECT_EQ(-EBUSY, pod_status(0, &st));
+	t0 = nt_now_ms();
+	ASSERT_EQ(0, nt_sim_del(0));
+	ASSERT_EQ(0, nt_sim_del(1));
+	EXPECT_GT(10000, nt_now_ms() - t0);
+	EXPECT_EQ(1, pod_threads_wait(1));
+
+	/* Back, an election again, and the DHAL goes. */
+	ASSERT_EQ(0, nt_sim_add(0, "v3"));
+	ASSERT_EQ(0, nt_sim_add(1, "v3"));
+	for (id = 0; id < 2; id++)
+		ASSERT_STREQ("ready", nt_sim_settle(id, s, sizeof(s), SETTLE_MS));
+	EXPECT_EQ(2, pod_threads());
+	ASSERT_EQ(0, pod_ctrl(0, NEURON_NPE_POD_CTRL_REQ_POD, 0, 60, NULL));
+	usleep(300000);
+	EXPECT_EQ(-EBUSY, pod_status(1, &st));
+	t0 = nt_now_ms();
+	ASSERT_EQ(0, nt_sh("modprobe -r neuron_dhal_v3"));
+	EXPECT_GT(10000, nt_now_ms() - t0);
+	EXPECT_EQ(0, pod_threads_wait(0));
+	/* Every module goes, the devices waiting for their DHAL included. */
+	EXPECT_EQ(0, nt_unload_all());
+	EXPECT_EQ(0, pod_threads());
+	EXPECT_EQ(0, np_klog_count(mark, "BUG:", NULL));
+	EXPECT_EQ(0, np_klog_count(mark, "WARNING:", NULL));
 }
+
+/*
+ * The fault table: two nodes, the simulator's fault switches of devices
+ * 0-3 and the userver_ctl bits set, REQ_POD on both nodes, then the state
+ * both end in, the modes they support and the least time it takes.
+ */
+FIXTURE(pod_fault) {
+	int unused;
+};
+
+FIXTURE_VARIANT(pod_fault) {
+	const char *fault[4];	/* pod_fault of devices 0-3 ("" none) */
+	int ctl;		/* userver_ctl during the election */
+	int timeout;		/* the election's, seconds */
+	int state;		/* NEURON_POD_E_STATE_* both end in; 0: either */
+	__u32 modes;		/* modes_supported both end with; 0: not checked */
+	__u32 never0;		/* modes node 0 must not end with */
+	long min_ms;		/* least time it takes */
+	int stress;		/* only with NEURON_STRESS=1 */
+};
+
+/* A broken left link: both nodes retry on the right link alone and succeed. */
+FIXTURE_VARIANT_ADD(pod_fault, broken_link) {
+	.fault = { "broken_left", "broken_left", "", "" }, .ctl = 1, .timeout = 4,
+	.state = NEURON_POD_E_STATE_ULTRASERVER, .modes = M(X2H) | M(X1),
+};
+
+/* A silent neighbour: every retry times out (2 s, then two of 2 s); both end single. */
+FIXTURE_VARIANT_ADD(pod_fault, silent_neighbour) {
+	.fault = { "", "", "silent", "silent" }, .ctl = 1, .timeout = 2,
+	.state = NEURON_POD_E_STATE_SINGLE_NODE, .modes = M(X1), .min_ms = 5500,
+};
 
 /*
  * Wrong wiring on node 0's left links: node 0 never uses its left link.
  * Which of the two documented ends it reaches depends on timing, so the
- * case asserts little; it runs with NEURON_STRESS=1, to keep make check
- * in its time budget.
+ * row asserts little; it runs with NEURON_STRESS=1, for make check's budget.
  */
-TEST_F_TIMEOUT(pod, fault_wrong_wiring, 120)
+FIXTURE_VARIANT_ADD(pod_fault, wrong_wiring) {
+	.fault = { "miswire_left", "miswire_left", "", "" }, .ctl = 1, .timeout = 3,
+	.never0 = M(X2V), .stress = 1,
+};
+
+/* userver_ctl bit 7 (and 2, verbose): the left link fails; the right one is used. */
+FIXTURE_VARIANT_ADD(pod_fault, ctl_left) {
+	.fault = { "", "", "", "" }, .ctl = 1 | 1 << 2 | 1 << 7, .timeout = 4,
+	.state = NEURON_POD_E_STATE_ULTRASERVER, .modes = M(X2H) | M(X1),
+};
+
+/* userver_ctl bit 8: the right link fails; after two failed attempts the left one is used. */
+FIXTURE_VARIANT_ADD(pod_fault, ctl_right) {
+	.fault = { "", "", "", "" }, .ctl = 1 | 1 << 8, .timeout = 4,
+	.state = NEURON_POD_E_STATE_ULTRASERVER, .modes = M(X2V) | M(X1),
+};
+
+/* userver_ctl bit 3: every secondary's links fail; every attempt fails at once. */
+FIXTURE_VARIANT_ADD(pod_fault, ctl_secondary) {
+	.fault = { "", "", "", "" }, .ctl = 1 | 1 << 3, .timeout = 4,
+	.state = NEURON_POD_E_STATE_SINGLE_NODE, .modes = M(X1),
+};
+
+/* userver_ctl bit 4: the primary's links fail. */
+FIXTURE_VARIANT_ADD(pod_fault, ctl_primary) {
+	.fault = { "", "", "", "" }, .ctl = 1 | 1 << 4, .timeout = 4,
+	.state = NEURON_POD_E_STATE_SINGLE_NODE, .modes = M(X1),
+};
+
+FIXTURE_SETUP(pod_fault)
+{
+	int id;
+
+	if (variant->stress && !nt_env_num("NEURON_STRESS", 0))
+		SKIP(return, "with NEURON_STRESS=1");
+	/* The same load for every row, so the modules stay loaded between rows. */
+	ASSERT_EQ(0, pod_up("v3", 2, 1, 4));
+	for (id = 0; id < 4; id++)
+		if (variant->fault[id][0])
+			ASSERT_EQ(0, set_fault(id, variant->fault[id]));
+	ASSERT_EQ(0, nt_write(CTL_PARAM, "%d", variant->ctl));
+}
+
+FIXTURE_TEARDOWN(pod_fault)
+{
+	/* As loaded, so that the next row finds the modules as it wants them. */
+	nt_write(CTL_PARAM, "1");
+	nt_driver_down();
+}
+
+TEST_F_TIMEOUT(pod_fault, ends, 120)
 {
 	struct neuron_ioctl_pod_status_v2 st;
-	long t0;
+	char mark[64];
+	long t0, took;
 	int n;
 
-	if (!nt_env_num("NEURON_STRESS", 0))
-		SKIP(return, "with NEURON_STRESS=1");
-	ASSERT_EQ(0, pod_up("v3", 2, 1, 3));
-	ASSERT_EQ(0, set_fault(0, "miswire_left"));
-	ASSERT_EQ(0, set_fault(1, "miswire_left"));
-	t0 = pod_req_both(3);
+	ASSERT_EQ(0, np_klog_mark(mark, sizeof(mark)));
+	t0 = pod_req_both(variant->timeout);
 	ASSERT_LE(0, t0);
 	for (n = 0; n < 2; n++) {
 		ASSERT_EQ(0, pod_wait(2 * n, &st, 20000)) TH_LOG("node %d", n);
 		TH_LOG("node %d: state %u id %d modes %#x after %ld ms", n, st.v1.state,
 		       st.v1.node_id, st.modes_supported, nt_now_ms() - t0);
+		if (variant->state)
+			EXPECT_EQ(variant->state, (int)st.v1.state) TH_LOG("node %d", n);
+		if (variant->modes)
+			EXPECT_EQ(variant->modes, st.modes_supported) TH_LOG("node %d", n);
+		if (variant->state == NEURON_POD_E_STATE_ULTRASERVER) {
+			EXPECT_EQ(n, st.v1.node_id);
+			EXPECT_EQ(2, st.v1.pod_sz);
+		} else if (variant->state == NEURON_POD_E_STATE_SINGLE_NODE) {
+			EXPECT_EQ(-1, st.v1.node_id);
+		}
 		if (n == 0)
-			EXPECT_EQ(0U, st.modes_supported & M(X2V));
+			EXPECT_EQ(0U, st.modes_supported & variant->never0);
 	}
+	took = nt_now_ms() - t0;
+	EXPECT_LE(variant->min_ms, took);
+	/* Bit 2: each step of each device is in the log. */
+	if (variant->ctl & 1 << 2)
+		EXPECT_LT(0, np_klog_count(mark, VERBOSE_LINE, NULL));
 }
 
 TEST_HARNESS_MAIN
