@@ -405,6 +405,7 @@ void neuron_files_zap(struct neuron_device *nd);
 void neuron_planes_file_release(struct neuron_file *nf);
 void neuron_planes_process_detach(struct neuron_device *nd, struct pid *tgid);
 void neuron_planes_reset(struct neuron_device *nd, u32 cores, bool device);
+int neuron_plane_dma_read(struct neuron_device *nd, const struct neuron_plane_dma_read *rd);
 
 /* pod.c */
 extern const struct attribute_group *neuron_class_groups[];

@@ -267,6 +267,32 @@ void neuron_planes_reset(struct neuron_device *nd, u32 cores, bool device)
 }
 
 /**
+ * neuron_plane_dma_read() - read device addresses into host memory through
+ *	the DMA plane (&neuron_plane.dma_read)
+ * @nd: the device, held by the caller (neuron_device_enter_try())
+ * @rd: the read
+ *
+ * Runs under the device's plane lock, which keeps the plane registered
+ * (and its module in memory) for the call; the plane's wait is bounded
+ * by %NEURON_PLANE_DMA_READ_MS.  The plane is not loaded for it.
+ *
+ * Return: what &neuron_plane.dma_read returns; -EOPNOTSUPP when no DMA
+ * plane is registered.
+ */
+int neuron_plane_dma_read(struct neuron_device *nd, const struct neuron_plane_dma_read *rd)
+{
+	const struct neuron_plane *p;
+	int ret = -EOPNOTSUPP;
+
+	mutex_lock(&nd->plane_lock);
+	p = nd->planes[NEURON_PLANE_DMA];
+	if (p && p->dma_read)
+		ret = p->dma_read(nd, nd->plane_priv[NEURON_PLANE_DMA], rd);
+	mutex_unlock(&nd->plane_lock);
+	return ret;
+}
+
+/**
  * neuron_plane_register() - make a plane available
  * @p: the plane; must stay valid until neuron_plane_unregister()
  *

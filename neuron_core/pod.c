@@ -350,13 +350,66 @@ static unsigned long neuron_pod_secs(int s)
 
 /* The election: device access */
 
+/**
+ * neuron_pod_nbr_addr() - where a neighbour's MiscRAM word is read
+ * @dp: the generation's pod facts
+ * @link: 0 left, 1 right
+ * @k: which of the link's two engines
+ * @reg: byte offset of the word in MiscRAM, 4-byte aligned
+ * @eng: the engine whose queue 0 reads it
+ * @addr: the device address it reads: the B0 window of the engine's group
+ *	(&neuron_dhal_pod.nbr_window), MiscRAM's place in it, then @reg
+ *
+ * Return: 0; -EINVAL for a bad @link, @k or @reg; -EOPNOTSUPP when the
+ * generation has no window for the engine.
+ */
+int neuron_pod_nbr_addr(const struct neuron_dhal_pod *dp, unsigned int link, unsigned int k,
+			u32 reg, u32 *eng, u64 *addr)
+{
+	unsigned int w;
+
+	if (link > 1 || k > 1 || reg % 4)
+		return -EINVAL;
+	*eng = dp->nbr_engines[link][k];
+	w = *eng / NEURON_POD_NBR_WINDOW_ENGINES;
+	if (w >= ARRAY_SIZE(dp->nbr_window) || !dp->nbr_window[w])
+		return -EOPNOTSUPP;
+	*addr = dp->nbr_window[w] + dp->nbr_misc + reg;
+	return 0;
+}
+EXPORT_SYMBOL_IF_KUNIT(neuron_pod_nbr_addr);
+
+/*
+ * Read MiscRAM word @reg of the device at the far end of @link of @nd with
+ * the link's DMA engine @k (neuron_plane_dma_read(): a bounded, sleeping
+ * wait).  -EOPNOTSUPP when neuron_udma is not loaded.
+ */
+static int neuron_pod_nbr_dma(struct neuron_device *nd, unsigned int link, unsigned int k,
+			      u32 reg, u32 *val)
+{
+	struct neuron_plane_dma_read rd = { .qid = 0 };
+	__le32 word;
+	int ret;
+
+	ret = neuron_pod_nbr_addr(nd->dhal.dhal->pod, link, k, reg, &rd.eng, &rd.src);
+	if (ret)
+		return ret;
+	rd.data = &word;
+	rd.len = sizeof(word);
+	ret = neuron_plane_dma_read(nd, &rd);
+	if (!ret)
+		*val = le32_to_cpu(word);
+	return ret;
+}
+
 /*
  * Read or write MiscRAM word @reg of device @d of @pod's node, or (@link
- * >= 0) read it on the device at the far end of that link of device @d.
- * Never sleeps with the device held.
+ * >= 0) read it on the device at the far end of that link of device @d,
+ * with the link's DMA engine @k.  The device is held for the access alone,
+ * never across a sleep but the bounded wait of a DMA read.
  */
-static int neuron_pod_access(struct neuron_pod *pod, unsigned int d, int link, u32 reg,
-			     u32 *val, bool write)
+static int neuron_pod_access(struct neuron_pod *pod, unsigned int d, int link, unsigned int k,
+			     u32 reg, u32 *val, bool write)
 {
 	struct neuron_device *nd;
 	int ret = 0;
@@ -368,16 +421,14 @@ static int neuron_pod_access(struct neuron_pod *pod, unsigned int d, int link, u
 		put_device(&nd->dev);
 		return -ENODEV;
 	}
-	if (!nd->mapped || !nd->dhal.dhal)
+	if (!nd->mapped || !nd->dhal.dhal || !nd->dhal.dhal->pod)
 		ret = -ENODEV;
 	else if (link < 0 && write)
 		neuron_misc_write(nd, reg, *val);
 	else if (link < 0)
 		*val = neuron_misc_read(nd, reg);
-	else if (nd->bus.link_read)
-		ret = nd->bus.link_read(nd->bus.ctx, link, reg, val);
 	else
-		ret = -EOPNOTSUPP;
+		ret = neuron_pod_nbr_dma(nd, link, k, reg, val);
 	neuron_device_leave(nd);
 	put_device(&nd->dev);
 	return ret;
@@ -385,18 +436,25 @@ static int neuron_pod_access(struct neuron_pod *pod, unsigned int d, int link, u
 
 static int neuron_pod_write(struct neuron_pod *pod, unsigned int d, u32 reg, u32 val)
 {
-	return neuron_pod_access(pod, d, -1, reg, &val, true);
+	return neuron_pod_access(pod, d, -1, 0, reg, &val, true);
 }
 
 static int neuron_pod_read(struct neuron_pod *pod, unsigned int d, u32 reg, u32 *val)
 {
-	return neuron_pod_access(pod, d, -1, reg, val, false);
+	return neuron_pod_access(pod, d, -1, 0, reg, val, false);
+}
+
+/* A neighbour's MiscRAM word, through engine @k of the link. */
+static int neuron_pod_nbr_read_k(struct neuron_pod *pod, unsigned int d, int link,
+				 unsigned int k, u32 reg, u32 *val)
+{
+	return neuron_pod_access(pod, d, link, k, reg, val, false);
 }
 
 static int neuron_pod_nbr_read(struct neuron_pod *pod, unsigned int d, int link, u32 reg,
 			       u32 *val)
 {
-	return neuron_pod_access(pod, d, link, reg, val, false);
+	return neuron_pod_nbr_read_k(pod, d, link, 0, reg, val);
 }
 
 /* -EINTR on a kill or stop, -ETIMEDOUT past the deadline, else 0. */
@@ -458,33 +516,46 @@ static int neuron_pod_ctl_fault(unsigned int d, u32 lr)
 	return links & lr ? -EIO : 0;
 }
 
-/* A neighbour's serial number, polled while the firmware has none. */
+/*
+ * A neighbour's serial number, read over both engines of the link, polled
+ * while the firmware has none or the two reads differ.
+ */
 static int neuron_pod_nbr_serial(struct neuron_pod *pod, unsigned int d, int link, u64 *serial)
 {
-	u32 lo, hi;
-	int ret;
+	u32 lo[2], hi[2];
+	unsigned int k;
+	int ret = 0;
 
 	for (;;) {
-		ret = neuron_pod_nbr_read(pod, d, link, POD_MISC_SERIAL_LO, &lo);
-		if (!ret)
-			ret = neuron_pod_nbr_read(pod, d, link, POD_MISC_SERIAL_HI, &hi);
+		for (k = 0; k < 2 && !ret; k++) {
+			ret = neuron_pod_nbr_read_k(pod, d, link, k, POD_MISC_SERIAL_LO, &lo[k]);
+			if (!ret)
+				ret = neuron_pod_nbr_read_k(pod, d, link, k, POD_MISC_SERIAL_HI,
+							    &hi[k]);
+		}
 		if (ret)
 			return ret;
-		if (lo != POD_NOT_READY && hi != POD_NOT_READY && (lo || hi))
+		if (lo[0] != POD_NOT_READY && hi[0] != POD_NOT_READY && (lo[0] || hi[0]) &&
+		    lo[0] == lo[1] && hi[0] == hi[1])
 			break;
 		ret = neuron_pod_pause(pod);
 		if (ret)
 			return ret;
 	}
-	*serial = (u64)hi << 32 | lo;
+	*serial = (u64)hi[0] << 32 | lo[0];
 	return 0;
 }
 
-/* A neighbour's election data, polled until it wrote some. */
+/*
+ * A neighbour's election data, polled until it wrote some and two reads in
+ * a row agree: its four words are read one DMA read at a time, which may
+ * meet the neighbour half-way through writing them.
+ */
 static int neuron_pod_nbr_edata(struct neuron_pod *pod, unsigned int d, int link, u64 *lh,
 				u64 *rh)
 {
-	u32 w[4];
+	u32 w[4], prev[4];
+	bool have = false;
 	int ret, i;
 
 	for (;;) {
@@ -494,9 +565,16 @@ static int neuron_pod_nbr_edata(struct neuron_pod *pod, unsigned int d, int link
 				return ret;
 		}
 		if ((w[0] || w[1] || w[2] || w[3]) &&
-		    w[0] != POD_NOT_READY && w[1] != POD_NOT_READY)
-			break;
-		ret = neuron_pod_pause(pod);
+		    w[0] != POD_NOT_READY && w[1] != POD_NOT_READY) {
+			if (have && !memcmp(w, prev, sizeof(w)))
+				break;
+			memcpy(prev, w, sizeof(w));
+			have = true;
+			ret = neuron_pod_check(pod);
+		} else {
+			have = false;
+			ret = neuron_pod_pause(pod);
+		}
 		if (ret)
 			return ret;
 	}
@@ -565,7 +643,7 @@ struct neuron_pod_nbrs {
  * One device's part of an election over the links of @lr: device 0 is the
  * node's primary, the others secondaries.  Errors: -EINTR (kill, stop),
  * -ETIMEDOUT, -ENXIO (wrong wiring), -EIO (a link or neighbour failed),
- * -ENODEV, -EOPNOTSUPP (no neighbour reads on this bus).
+ * -ENODEV, -EOPNOTSUPP (neuron_udma not loaded, or no neighbour windows).
  */
 static int neuron_pod_dev_elect(struct neuron_pod *pod, unsigned int d, u32 lr,
 				struct neuron_pod_nbrs *nb)

@@ -56,6 +56,7 @@ static const struct neuron_dhal_pod v3_pod = {
 	.electable = true,
 	.die_flip = 0x6,
 	.nbr_engines = { { 36, 68 }, { 4, 100 } },
+	NEURON_DHAL_V3_NBR_WINDOWS,
 };
 
 const struct neuron_dhal neuron_dhal_v3 = {

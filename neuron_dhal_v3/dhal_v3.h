@@ -41,4 +41,14 @@ extern const u64 neuron_dhal_v3_udma_fis_base[4];
 	.fis_stride = 0x20000,						\
 	.sow = true
 
+/*
+ * The neighbour windows of v3, which v4 shares: the B0 base of each group
+ * of 32 engines, and MiscRAM's offset in a window (fields of a &struct
+ * neuron_dhal_pod).
+ */
+#define NEURON_DHAL_V3_NBR_WINDOWS					\
+	.nbr_window = { 0x10ULL << 48, 0x14ULL << 48, 0x18ULL << 48,	\
+			0x1cULL << 48 },				\
+	.nbr_misc = 0x8006c84000ULL
+
 #endif /* _NEURON_DHAL_V3_H */

@@ -67,6 +67,7 @@ static const struct neuron_dhal_pod v4_pod = {
 	.n_platforms = ARRAY_SIZE(v4_platforms),
 	.electable = true,
 	.nbr_engines = { { 40, 72 }, { 8, 104 } },
+	NEURON_DHAL_V3_NBR_WINDOWS,
 };
 
 const struct neuron_dhal neuron_dhal_v4 = {

@@ -17,6 +17,8 @@
  * (dma-direct: the physical address), which must be RAM; below it, device
  * memory, mapped onto the BAR 4 RAM window the way the core slices it
  * (HBM region i owns the i-th of hbm_count equal page-aligned slices).
+ * Sources in the B0 neighbour windows of the neighbour engines read the
+ * MiscRAM of the device at the far end of the link (pod.c).
  * Anything else is an engine error: the engine aborts, nothing is written.
  *
  * Fault switches (debugfs): dma_abort fails the next descriptor, dma_stall
@@ -153,6 +155,7 @@ struct nsim_dma_half {
 
 /**
  * struct nsim_dma_engine - execution state of one engine
+ * @idx: its engine id
  * @base: BAR 0 offset of its registers
  * @state: state register of each half (0 M2S, 1 S2M)
  * @disabling: per half: told to stop while dma_busy_after_disable was set
@@ -164,6 +167,7 @@ struct nsim_dma_half {
  * @q: per queue, per half
  */
 struct nsim_dma_engine {
+	unsigned int idx;
 	u64 base;
 	u32 state[2];
 	bool disabling[2];
@@ -248,6 +252,7 @@ static struct nsim_dma_engine *nsim_dma_engine(struct nsim_dev *sd, unsigned int
 	e = kzalloc(sizeof(*e), GFP_ATOMIC);
 	if (!e)
 		return NULL;
+	e->idx = idx;
 	e->base = base;
 	e->state[0] = NSIM_DMA_STATE_NORMAL;
 	e->state[1] = NSIM_DMA_STATE_NORMAL;
@@ -525,6 +530,7 @@ static void __nsim_dma_run_queue(struct nsim_dev *sd, struct nsim_dma_engine *e,
 		u32 mlen, slen, chunk;
 		void *src, *dst;
 		bool mdone, sdone;
+		int ret;
 
 		if (!nsim_dma_fetch(sd, e, &mc) || !nsim_dma_fetch(sd, e, &sc))
 			return;
@@ -538,12 +544,22 @@ static void __nsim_dma_run_queue(struct nsim_dev *sd, struct nsim_dma_engine *e,
 		chunk = min(mlen - m->pos, slen - s->pos);
 		src = nsim_dma_resolve(sd, le64_to_cpu(md->addr) + m->pos, chunk);
 		dst = nsim_dma_resolve(sd, le64_to_cpu(dd->addr) + s->pos, chunk);
-		if (!src || !dst) {
+		/* A neighbour window reads another device's MiscRAM (pod.c). */
+		ret = -ENOENT;
+		if (!src && dst)
+			ret = nsim_pod_dma_read(sd, e->idx, le64_to_cpu(md->addr) + m->pos, dst,
+						chunk);
+		if (ret && ret != -ENOENT) {
+			nsim_dma_fail(sd, e, "neighbour link", le64_to_cpu(md->addr));
+			return;
+		}
+		if (ret && (!src || !dst)) {
 			nsim_dma_fail(sd, e, src ? "destination address" : "source address",
 				      le64_to_cpu(src ? dd->addr : md->addr));
 			return;
 		}
-		nsim_dma_move(dst, src, chunk);
+		if (src)
+			nsim_dma_move(dst, src, chunk);
 		sd->dma_bytes += chunk;
 		m->pos += chunk;
 		s->pos += chunk;

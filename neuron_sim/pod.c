@@ -10,26 +10,32 @@
  *
  * - 4: left links pair nodes 0-1 and 2-3, right links 0-3 and 1-2;
  * - 2: both links of node 0 go to node 1 and back;
- * - 0 (default): links lead nowhere (-ENODEV).
+ * - 0 (default): links lead nowhere (a read aborts the engine).
  *
  * Device d of a node is linked to device d of the neighbour node.  Fault
  * switches (debugfs pod_fault of each device): broken_left/broken_right
- * (the link fails with -EIO, seen from both ends), silent (whatever reads
- * the device over a link reads 0xdeadbeef), miswire_left/miswire_right (the
- * device's link reaches device d + 1 of the neighbour instead of d).
+ * (the link fails, seen from both ends), silent (whatever reads the device
+ * over a link reads 0xdeadbeef), miswire_left/miswire_right (the device's
+ * link reaches device d + 1 of the neighbour instead of d).
  *
- * The reads are done by the CPU, not by the DMA engines as on hardware
- * (Documentation/pod.rst).
+ * A link is reached through the DMA engines, as on hardware: a descriptor
+ * of one of the link's two neighbour engines whose source lies in the B0
+ * window of the engine's group (nsim_pod_window()) reads the far end's
+ * MiscRAM (nsim_pod_dma_read(), called by the engine model in dma.c).  A
+ * link that fails aborts the engine.  Debugfs pod_dma_reads counts such
+ * reads per device.
  */
 
 #include <linux/bits.h>
 #include <linux/debugfs.h>
+#include <linux/lockdep.h>
 #include <linux/fs.h>
 #include <linux/moduleparam.h>
 #include <linux/spinlock.h>
 #include <linux/string.h>
 #include <linux/uaccess.h>
 
+#include <kunit/visibility.h>
 #include <neuron/compat.h>
 #include <neuron/device.h>
 
@@ -61,17 +67,93 @@ static const char * const nsim_pod_fault_names[NSIM_POD_FAULTS] = {
 	[NSIM_POD_MISWIRE_RIGHT] = "miswire_right",
 };
 
-static int nsim_link_read(void *ctx, unsigned int link, u32 off, u32 *val)
+/* Neighbour engines per generation: [link][k]. */
+static const struct {
+	u8 gen;
+	u8 eng[2][2];
+} nsim_nbr_engines[] = {
+	{ 3, { { 36, 68 }, { 4, 100 } } },
+	{ 4, { { 40, 72 }, { 8, 104 } } },
+};
+
+/* The B0 windows (address bits 63:48, per group of 32 engines) and MiscRAM in one. */
+static const u16 nsim_nbr_window[4] = { 0x10, 0x14, 0x18, 0x1c };
+#define NSIM_NBR_WINDOW_ENGINES	32
+#define NSIM_NBR_MISC		0x8006c84000ULL
+
+/**
+ * nsim_pod_window() - decode a neighbour-window address
+ * @gen: generation number
+ * @eng: the engine reading it
+ * @addr: device address
+ * @len: bytes read from there
+ * @off: the MiscRAM offset it reads
+ *
+ * Return: the link (0 left, 1 right) when @addr lies in one of the B0
+ * neighbour windows and @eng is a neighbour engine of that link whose
+ * group owns the window; -ENOENT when @addr lies in no window (it is no
+ * neighbour read); -EINVAL for a read in a window that is not the
+ * engine's, by an engine that is no neighbour engine, or past MiscRAM.
+ */
+int nsim_pod_window(u8 gen, unsigned int eng, u64 addr, u32 len, u32 *off)
 {
-	struct nsim_dev *sd = ctx, *peer;
+	unsigned int i, w, link, k;
+	u64 low = addr & GENMASK_ULL(47, 0);
+
+	for (w = 0; w < ARRAY_SIZE(nsim_nbr_window); w++)
+		if (addr >> 48 == nsim_nbr_window[w])
+			break;
+	if (w == ARRAY_SIZE(nsim_nbr_window) || low < NSIM_NBR_MISC)
+		return -ENOENT;
+	if (low - NSIM_NBR_MISC >= NSIM_MISC_SIZE)
+		return -ENOENT;
+	*off = low - NSIM_NBR_MISC;
+	if (!len || len > NSIM_MISC_SIZE - *off || eng / NSIM_NBR_WINDOW_ENGINES != w)
+		return -EINVAL;
+	for (i = 0; i < ARRAY_SIZE(nsim_nbr_engines); i++) {
+		if (nsim_nbr_engines[i].gen != gen)
+			continue;
+		for (link = 0; link < 2; link++)
+			for (k = 0; k < 2; k++)
+				if (nsim_nbr_engines[i].eng[link][k] == eng)
+					return link;
+	}
+	return -EINVAL;
+}
+EXPORT_SYMBOL_IF_KUNIT(nsim_pod_window);
+
+/**
+ * nsim_pod_dma_read() - a DMA engine's read of a neighbour window
+ * @sd: the simulated device whose engine reads
+ * @eng: the engine
+ * @addr: the source address of the descriptor
+ * @dst: where the bytes go
+ * @len: how many
+ *
+ * Called by the engine model with @sd's dma_lock held (which protects the
+ * count of neighbour reads).  Reads the MiscRAM of the device at the far
+ * end of the link, following the wiring table and the fault switches: a
+ * silent device reads 0xdeadbeef.
+ *
+ * Return: 0 when the bytes were read; -ENOENT when @addr is no neighbour
+ * window (the engine resolves it as any other); else an error that aborts
+ * the engine: -EINVAL (not this engine's window), -ENODEV (nothing at the
+ * end of the link), -EIO (the link is broken).
+ */
+int nsim_pod_dma_read(struct nsim_dev *sd, unsigned int eng, u64 addr, void *dst, u32 len)
+{
 	unsigned int n = neuron_pod_node_devices();
 	unsigned int nodes = READ_ONCE(nsim_pod_nodes);
-	u32 fault = READ_ONCE(sd->pod_fault);
+	u32 fault = READ_ONCE(sd->pod_fault), off, i;
 	unsigned int node = sd->id / n, d = sd->id % n, pnode, pd;
-	int ret = 0;
+	struct nsim_dev *peer;
+	int link, ret = 0;
 
-	if (link > 1 || off >= NSIM_MISC_SIZE || off % 4)
-		return -EINVAL;
+	lockdep_assert_held(&sd->dma_lock);
+	link = nsim_pod_window(sd->gen->gen, eng, addr, len, &off);
+	if (link < 0)
+		return link;
+	sd->pod_dma_reads++;
 	if ((nodes != 2 && nodes != 4) || node >= nodes)
 		return -ENODEV;
 	if (fault & BIT(NSIM_POD_BROKEN_LEFT + link))
@@ -87,10 +169,13 @@ static int nsim_link_read(void *ctx, unsigned int link, u32 off, u32 *val)
 		/* Left links join left links and right right: the far end's fault. */
 		ret = -EIO;
 	} else if (READ_ONCE(peer->pod_fault) & BIT(NSIM_POD_SILENT)) {
-		*val = NSIM_REG_NOT_READY;
+		__le32 nr = cpu_to_le32(NSIM_REG_NOT_READY);
+
+		for (i = 0; i < len; i++)
+			((u8 *)dst)[i] = ((u8 *)&nr)[(off + i) % 4];
 	} else {
 		spin_lock(&peer->lock);
-		*val = peer->misc[off / 4];
+		memcpy(dst, (u8 *)peer->misc + off, len);
 		spin_unlock(&peer->lock);
 	}
 	spin_unlock(&nsim_link_lock);
@@ -99,11 +184,10 @@ static int nsim_link_read(void *ctx, unsigned int link, u32 off, u32 *val)
 
 /**
  * nsim_pod_add() - make a device reachable over its neighbours' links
- * @sd: the simulated device, its registers set up; its desc gets link_read
+ * @sd: the simulated device, its registers set up
  */
 void nsim_pod_add(struct nsim_dev *sd)
 {
-	sd->desc.link_read = nsim_link_read;
 	spin_lock(&nsim_link_lock);
 	nsim_link_devs[sd->id] = sd;
 	spin_unlock(&nsim_link_lock);
@@ -197,12 +281,25 @@ static int nsim_serial_set(void *data, u64 val)
 
 DEFINE_DEBUGFS_ATTRIBUTE(nsim_serial_fops, nsim_serial_get, nsim_serial_set, "0x%016llx\n");
 
+static int nsim_pod_dma_reads_get(void *data, u64 *val)
+{
+	struct nsim_dev *sd = data;
+
+	spin_lock(&sd->dma_lock);
+	*val = sd->pod_dma_reads;
+	spin_unlock(&sd->dma_lock);
+	return 0;
+}
+
+DEFINE_DEBUGFS_ATTRIBUTE(nsim_pod_dma_reads_fops, nsim_pod_dma_reads_get, NULL, "%llu\n");
+
 /**
- * nsim_pod_debugfs_add() - the device's pod_fault and serial files
+ * nsim_pod_debugfs_add() - the device's pod_fault, serial and pod_dma_reads files
  * @sd: the simulated device, its debugfs directory created
  */
 void nsim_pod_debugfs_add(struct nsim_dev *sd)
 {
 	debugfs_create_file("pod_fault", 0600, sd->ddir, sd, &nsim_pod_fault_fops);
 	debugfs_create_file_unsafe("serial", 0600, sd->ddir, sd, &nsim_serial_fops);
+	debugfs_create_file_unsafe("pod_dma_reads", 0400, sd->ddir, sd, &nsim_pod_dma_reads_fops);
 }

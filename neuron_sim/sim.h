@@ -304,6 +304,7 @@ static inline unsigned int nsim_sem_blocks(const struct nsim_gen *gen)
  * @dma_errors: engine errors so far (debugfs)
  * @dma_descs: descriptors executed so far (debugfs)
  * @dma_bytes: bytes copied so far (debugfs)
+ * @pod_dma_reads: descriptors that read a neighbour window (pod.c; debugfs)
  * @bench_size: bytes of the last copy_bench run, negative into the device (debugfs)
  * @bench_ns: its time
  * @nq_lock: serialises notification-queue injections: protects the
@@ -346,8 +347,8 @@ struct nsim_dev {
 
 	/*
 	 * protects dma_engines' contents, dma_stopped, dma_abort, dma_stall,
-	 * dma_busy_after_disable, the DMA counters, and mem against unmapping
-	 * while a copy runs
+	 * dma_busy_after_disable, the DMA counters (pod_dma_reads too), and
+	 * mem against unmapping while a copy runs
 	 */
 	spinlock_t dma_lock;
 	struct xarray dma_engines;
@@ -359,6 +360,7 @@ struct nsim_dev {
 	u32 dma_errors;
 	u64 dma_descs;
 	u64 dma_bytes;
+	u64 pod_dma_reads;
 	s64 bench_size;
 	u64 bench_ns;
 
@@ -418,6 +420,8 @@ int nsim_nq_inject(struct nsim_dev *sd, const struct nsim_nq_entry *e);
 void nsim_pod_add(struct nsim_dev *sd);
 void nsim_pod_del(struct nsim_dev *sd);
 void nsim_pod_debugfs_add(struct nsim_dev *sd);
+int nsim_pod_window(u8 gen, unsigned int eng, u64 addr, u32 len, u32 *off);
+int nsim_pod_dma_read(struct nsim_dev *sd, unsigned int eng, u64 addr, void *dst, u32 len);
 
 /* debugfs.c */
 void nsim_debugfs_init(void);

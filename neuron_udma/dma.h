@@ -393,6 +393,9 @@ void neuron_dma_process_detach(struct neuron_device *nd, void *priv, struct pid 
 void neuron_dma_cores_reset(struct neuron_device *nd, void *priv, u32 cores);
 void neuron_dma_device_reset(struct neuron_device *nd, void *priv);
 
+/* dma_read.c */
+int neuron_dma_read(struct neuron_device *nd, void *priv, const struct neuron_plane_dma_read *rd);
+
 int neuron_dma_setup(struct neuron_dma *dma);
 int neuron_dma_engine_check(struct neuron_dma *dma, u32 eng_id);
 u32 neuron_dma_engine_cores(const struct neuron_udma_gen *gen, u32 ncs, u32 eng_id);

@@ -76,6 +76,7 @@ static const struct neuron_plane neuron_dma_plane = {
 	.process_detach = neuron_dma_process_detach,
 	.cores_reset = neuron_dma_cores_reset,
 	.device_reset = neuron_dma_device_reset,
+	.dma_read = neuron_dma_read,
 };
 
 static int __init neuron_udma_init(void)

@@ -124,15 +124,6 @@ struct neuron_pci_identity {
  *	    (index 0) and writes (index 1) of device memory: a cap on what
  *	    the DMA layer's thresholds ask (Documentation/dma.rst)
  * @reg_ops: register emulation, or NULL for readl()/writel() on the mapping
- * @link_read: read the 32-bit MiscRAM word at byte offset @off of the
- *	       device at the far end of neighbour link @link (0 left, 1
- *	       right) of this device, for the pod election; return 0, -EIO
- *	       when the link is down, -ENODEV when nothing is at its end.
- *	       NULL when the bus cannot (the election then fails with
- *	       -EOPNOTSUPP; on hardware the reads go through the neighbour
- *	       DMA engines, which the core does not drive yet).  May sleep;
- *	       called while the device is held (never concurrently with
- *	       its removal).
  * @ctx: passed back to every callback
  * @simulated: the device is simulated (reported to user space only)
  *
@@ -151,7 +142,6 @@ struct neuron_bus_desc {
 		      void *buf, size_t len, bool to_bar);
 	u32 mem_io_max[2];
 	const struct neuron_reg_ops *reg_ops;
-	int (*link_read)(void *ctx, unsigned int link, u32 off, u32 *val);
 	void *ctx;
 	bool simulated;
 };

@@ -341,9 +341,11 @@ struct neuron_dhal_platform {
  * @die_flip: on nodes 1 and 3 of an UltraServer, logical core i is the
  *	entry i ^ @die_flip of &neuron_dhal_user.nc_map; 0 for no flip
  * @nbr_engines: the DMA engines of the two neighbour links (left, right),
- *	two per link, through which hardware reads a neighbour's MiscRAM
- *	(documentation for the DMA path; the core reads through the bus's
- *	&neuron_bus_desc.link_read)
+ *	two per link, whose queue 0 reads a neighbour's MiscRAM
+ * @nbr_window: device address of the B0 window through which engine e
+ *	reaches the neighbour at the far end of its link: entry
+ *	e / %NEURON_POD_NBR_WINDOW_ENGINES; 0 for none
+ * @nbr_misc: offset of the neighbour's MiscRAM in such a window
  */
 struct neuron_dhal_pod {
 	const struct neuron_dhal_platform *platforms;
@@ -351,7 +353,12 @@ struct neuron_dhal_pod {
 	bool electable;
 	u32 die_flip;
 	u8 nbr_engines[2][2];
+	u64 nbr_window[4];
+	u64 nbr_misc;
 };
+
+/* Engines that share one B0 neighbour window (&neuron_dhal_pod.nbr_window). */
+#define NEURON_POD_NBR_WINDOW_ENGINES	32
 
 /**
  * struct neuron_dhal - a DHAL module's descriptor

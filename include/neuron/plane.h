@@ -148,6 +148,27 @@ struct neuron_ioctl_family {
 #define NEURON_IOCTL_SIBLING(c, f)		{ (c), (f) }
 #define NEURON_IOCTL_SAME_NR(type, c, ...)	BUILD_BUG_ON_ZERO(_IOC_NR(type) != _IOC_NR(c))
 
+/* Most bytes one &struct neuron_plane_dma_read copies. */
+#define NEURON_PLANE_DMA_READ_MAX	64
+
+/**
+ * struct neuron_plane_dma_read - a read of device addresses into host memory
+ *	through one queue of one engine (&neuron_plane.dma_read)
+ * @eng: engine id
+ * @qid: queue of @eng
+ * @src: device-view source address (what the engine reads: device memory,
+ *	or a window such as a pod neighbour's)
+ * @len: bytes, 1 to %NEURON_PLANE_DMA_READ_MAX
+ * @data: where the bytes go (kernel memory)
+ */
+struct neuron_plane_dma_read {
+	u32 eng;
+	u32 qid;
+	u64 src;
+	u32 len;
+	void *data;
+};
+
 /**
  * struct neuron_plane - what a plane module registers
  * @owner: the module (THIS_MODULE)
@@ -177,6 +198,18 @@ struct neuron_ioctl_family {
  *	drops it when the process is gone.
  * @cores_reset: NeuronCores @cores of @nd were reset.  Optional.
  * @device_reset: @nd was reset as a whole.  Optional.
+ * @dma_read: the DMA plane only: copy @rd->len bytes from device address
+ *	@rd->src into @rd->data through queue @rd->qid of engine @rd->eng:
+ *	two descriptor pairs into a host buffer from the DMA API (the bytes
+ *	to its byte 8, then the completion marker from its byte 0 onto its
+ *	byte 4), then a wait for the marker, sleeping, at most
+ *	%NEURON_PLANE_DMA_READ_MS.  The queue is given rings of the plane's
+ *	for the read and parked afterwards.  The caller holds the device
+ *	(neuron_device_enter_try()).  Return 0; -EINVAL for a bad request;
+ *	-EIO when the engine reports an error (an address that does not
+ *	resolve aborts it; it is set running again); -ETIMEDOUT;
+ *	-EOPNOTSUPP for a generation without DMA; -ENOMEM.  Optional
+ *	(neuron_plane_dma_read()).
  *
  * Every callback but @device_attach runs with the device's plane lock
  * held (it must not take the device's usage lock); none runs concurrently
@@ -194,7 +227,12 @@ struct neuron_plane {
 	void (*process_detach)(struct neuron_device *nd, void *priv, struct pid *tgid);
 	void (*cores_reset)(struct neuron_device *nd, void *priv, u32 cores);
 	void (*device_reset)(struct neuron_device *nd, void *priv);
+	int (*dma_read)(struct neuron_device *nd, void *priv,
+			const struct neuron_plane_dma_read *rd);
 };
+
+/* Longest wait of one &neuron_plane.dma_read for its marker, in ms. */
+#define NEURON_PLANE_DMA_READ_MS	20
 
 int neuron_plane_register(const struct neuron_plane *plane);
 void neuron_plane_unregister(const struct neuron_plane *plane);

@@ -1,14 +1,16 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
  * KUnit: the pure rules of pods (pod.c): node ids from the neighbours'
- * serial numbers, the modes a pod supports, the modal views, and the
- * platform a DMI product name means.
+ * serial numbers, the modes a pod supports, the modal views, the
+ * platform a DMI product name means, and where each generation reads a
+ * neighbour's MiscRAM.
  */
 
 #include <kunit/test.h>
 #include <linux/kernel.h>
 
 #include <neuron/compat.h>
+#include <neuron/dhal.h>
 #include <neuron/neuron_driver_shared.h>
 
 #include "../pod.h"
@@ -153,12 +155,77 @@ static void pod_platform_names(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, NEURON_PLATFORM_STD, neuron_pod_platform_lookup(NULL, "x"));
 }
 
+/*
+ * The neighbour reads of v3 and v4, from the DHALs' data: the engine of
+ * each link and its B0 window (0x10, 0x14, 0x18, 0x1c << 48 for engines
+ * 0-31, 32-63, 64-95, 96-127), then MiscRAM at 0x8006c84000.
+ */
+static void pod_nbr_windows(struct kunit *test)
+{
+	static const struct {
+		const struct neuron_dhal *dhal;
+		u32 eng[2][2];
+	} gens[] = {
+		{ &neuron_dhal_v3, { { 36, 68 }, { 4, 100 } } },
+		{ &neuron_dhal_v4, { { 40, 72 }, { 8, 104 } } },
+	};
+	static const u64 window[4] = {
+		0x0010000000000000ULL, 0x0014000000000000ULL,
+		0x0018000000000000ULL, 0x001c000000000000ULL,
+	};
+	unsigned int g, link, k;
+	u32 eng;
+	u64 addr;
+
+	for (g = 0; g < ARRAY_SIZE(gens); g++) {
+		const struct neuron_dhal_pod *dp = gens[g].dhal->pod;
+
+		KUNIT_ASSERT_NOT_NULL(test, dp);
+		for (link = 0; link < 2; link++) {
+			for (k = 0; k < 2; k++) {
+				u32 want = gens[g].eng[link][k];
+
+				KUNIT_ASSERT_EQ(test, 0, neuron_pod_nbr_addr(dp, link, k, 0x38,
+									     &eng, &addr));
+				KUNIT_EXPECT_EQ_MSG(test, want, eng, "v%u link %u engine %u",
+						    g + 3, link, k);
+				KUNIT_EXPECT_EQ_MSG(test, window[want / 32] + 0x8006c84038ULL, addr,
+						    "v%u link %u engine %u", g + 3, link, k);
+			}
+		}
+		/* Status word of the right link's second engine. */
+		KUNIT_ASSERT_EQ(test, 0, neuron_pod_nbr_addr(dp, 1, 1, 0x190, &eng, &addr));
+		KUNIT_EXPECT_EQ(test, 0x001c008006c84190ULL, addr);
+		KUNIT_EXPECT_EQ(test, -EINVAL, neuron_pod_nbr_addr(dp, 2, 0, 0x38, &eng, &addr));
+		KUNIT_EXPECT_EQ(test, -EINVAL, neuron_pod_nbr_addr(dp, 0, 2, 0x38, &eng, &addr));
+		KUNIT_EXPECT_EQ(test, -EINVAL, neuron_pod_nbr_addr(dp, 0, 0, 0x3a, &eng, &addr));
+	}
+}
+
+/* A generation without windows cannot read its neighbours. */
+static void pod_nbr_no_window(struct kunit *test)
+{
+	static const struct neuron_dhal_pod dp = {
+		.nbr_engines = { { 36, 68 }, { 4, 200 } },
+		.nbr_window = { 0x10ULL << 48 },
+	};
+	u32 eng;
+	u64 addr;
+
+	KUNIT_EXPECT_EQ(test, 0, neuron_pod_nbr_addr(&dp, 1, 0, 0, &eng, &addr));
+	KUNIT_EXPECT_EQ(test, 0x10ULL << 48, addr);
+	KUNIT_EXPECT_EQ(test, -EOPNOTSUPP, neuron_pod_nbr_addr(&dp, 0, 0, 0, &eng, &addr));
+	KUNIT_EXPECT_EQ(test, -EOPNOTSUPP, neuron_pod_nbr_addr(&dp, 1, 1, 0, &eng, &addr));
+}
+
 static struct kunit_case pod_cases[] = {
 	KUNIT_CASE(pod_four_node_ids),
 	KUNIT_CASE(pod_two_node_ids),
 	KUNIT_CASE(pod_modes),
 	KUNIT_CASE(pod_modal_views),
 	KUNIT_CASE(pod_platform_names),
+	KUNIT_CASE(pod_nbr_windows),
+	KUNIT_CASE(pod_nbr_no_window),
 	{}
 };
 

@@ -10,12 +10,14 @@
  * election on v3 with chosen serial numbers (node ids, pod serial, modes,
  * modal views, class attributes, die-flipped core map on node 1); a
  * two-node election at load on v4; a DHAL reload adopting the cached
- * result; REQ_POD refused while cores are reserved, and the mode cleared
- * when the last reservation goes; the PDS spoof (force_pds); devices
- * removed and the modules unloaded while an election waits; and one
- * table of faults (pod_fault: the simulator's switches and the
- * userver_ctl fault bits), each ending in its documented state within the
- * timeout.
+ * result; the neighbour reads going through the DMA engines (the
+ * simulator's pod_dma_reads counters), and an election without
+ * neuron_udma ending single; REQ_POD refused while cores are reserved,
+ * and the mode cleared when the last reservation goes; the PDS spoof
+ * (force_pds); devices removed and the modules unloaded while an election
+ * waits; and one table of faults (pod_fault: the simulator's switches and
+ * the userver_ctl fault bits), each ending in its documented state within
+ * the timeout.
  */
 #include <stdint.h>
 
@@ -135,6 +137,16 @@ static int set_fault(int id, const char *fault)
 	return nt_write(path, "%s", fault);
 }
 
+/* Debugfs pod_dma_reads of simulated device @id: its engines' neighbour reads, -1 if unreadable. */
+static long long nbr_reads(int id)
+{
+	char buf[32];
+
+	if (nt_read(buf, sizeof(buf), DBG, id, "pod_dma_reads"))
+		return -1;
+	return strtoll(buf, NULL, 0);
+}
+
 /* REQ_POD on both nodes of a two-node pod; the time it was asked. */
 static long pod_req_both(__u32 timeout)
 {
@@ -144,6 +156,20 @@ static long pod_req_both(__u32 timeout)
 	    pod_ctrl(2, NEURON_NPE_POD_CTRL_REQ_POD, 0, timeout, NULL))
 		return -1;
 	return t0;
+}
+
+/* Both nodes of a two-node pod end single within 20 s. */
+static void pods_end_single(struct __test_metadata *_metadata)
+{
+	struct neuron_ioctl_pod_status_v2 st;
+	int n;
+
+	for (n = 0; n < 2; n++) {
+		ASSERT_EQ(0, pod_wait(2 * n, &st, 20000)) TH_LOG("node %d", n);
+		EXPECT_EQ(NEURON_POD_E_STATE_SINGLE_NODE, (int)st.v1.state);
+		EXPECT_EQ(-1, st.v1.node_id);
+		EXPECT_EQ(M(X1), st.modes_supported);
+	}
 }
 
 static void class_attr(const char *name, char *buf, size_t len)
@@ -368,6 +394,9 @@ TEST_F_TIMEOUT(pod, four_nodes, 240)
 		EXPECT_EQ(M(X4) | M(X2V) | M(X1), st.modes_supported) TH_LOG("node %d", n);
 		EXPECT_EQ(NEURON_ULTRASERVER_MODE_UNSET, (int)st.mode);
 	}
+	/* Every device read its neighbours through its DMA engines. */
+	for (i = 0; i < 8; i++)
+		EXPECT_LT(0, nbr_reads(i)) TH_LOG("device %d", i);
 
 	/* Class attributes: node 0 of this host is id 2. */
 	class_attr("node_id_4", buf, sizeof(buf));
@@ -441,6 +470,8 @@ TEST_F_TIMEOUT(pod, two_nodes_and_reload, 240)
 		EXPECT_EQ(2, st.v1.pod_sz);
 		EXPECT_EQ(M(X2H) | M(X2V) | M(X1), st.modes_supported);
 	}
+	for (id = 0; id < 4; id++)
+		EXPECT_LT(0, nbr_reads(id)) TH_LOG("device %d", id);
 	ASSERT_EQ(0, nt_read(buf, sizeof(buf), DBG, 0, "serial"));
 	s0 = strtoull(buf, NULL, 0);
 	ASSERT_EQ(0, nt_read(buf, sizeof(buf), DBG, 2, "serial"));
@@ -572,6 +603,38 @@ TEST_F_TIMEOUT(pod, pds, 120)
 	ASSERT_EQ(0, pod_status(1, &st));
 	EXPECT_EQ(5, st.v1.node_id);
 	EXPECT_EQ(NEURON_POD_TYPE_SWITCH, st.v1.pod_type);
+}
+
+/*
+ * Without neuron_udma no neighbour can be read (EOPNOTSUPP, as a broken
+ * link): every lame-duck retry fails at once and both nodes end single,
+ * long before the timeout, with no neighbour read on any engine.
+ */
+TEST_F_TIMEOUT(pod, no_dma_plane, 120)
+{
+	struct neuron_ioctl_pod_status_v2 st;
+	long t0;
+	int n, id;
+
+	ASSERT_EQ(0, pod_up("v3", 2, 1, 30));
+	ASSERT_EQ(0, nt_sh("modprobe -r neuron_udma"));
+	t0 = pod_req_both(30);
+	ASSERT_LE(0, t0);
+	pods_end_single(_metadata);
+	EXPECT_GT(10000, nt_now_ms() - t0);
+	for (id = 0; id < 4; id++)
+		EXPECT_EQ(0, nbr_reads(id)) TH_LOG("device %d", id);
+	TH_LOG("ended after %ld ms", nt_now_ms() - t0);
+	/* Loaded again, the next election reads through it. */
+	ASSERT_EQ(0, nt_sh("modprobe neuron_udma"));
+	t0 = pod_req_both(30);
+	ASSERT_LE(0, t0);
+	for (n = 0; n < 2; n++) {
+		ASSERT_EQ(0, pod_wait(2 * n, &st, 40000)) TH_LOG("node %d", n);
+		EXPECT_EQ(NEURON_POD_E_STATE_ULTRASERVER, (int)st.v1.state) TH_LOG("node %d", n);
+	}
+	for (id = 0; id < 4; id++)
+		EXPECT_LT(0, nbr_reads(id)) TH_LOG("device %d", id);
 }
 
 /*
