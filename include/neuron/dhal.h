@@ -337,7 +337,8 @@ struct neuron_dhal_platform {
  * @platforms: DMI product names that are not standard hosts
  * @n_platforms: entries in @platforms
  * @electable: a node of this generation may pose as an UltraServer
- *	(module parameter force_userver) and run the election
+ *	(module parameter force_userver) and run the election, or as a PDS
+ *	node (force_pds)
  * @die_flip: on nodes 1 and 3 of an UltraServer, logical core i is the
  *	entry i ^ @die_flip of &neuron_dhal_user.nc_map; 0 for no flip
  * @nbr_engines: the DMA engines of the two neighbour links (left, right),
