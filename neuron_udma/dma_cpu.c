@@ -8,10 +8,11 @@
  * cost more than the copy itself.
  *
  * The CPU path takes the place of the engine's transfer and of nothing
- * else: the caller has made the same checks, a copy from a user buffer is
- * read in whole before device memory changes (so a bad buffer fails with
- * -EFAULT and changes nothing), and the copy is done, visible to the
- * engine, when the call returns, as a synchronous transfer is.  Like the
+ * else: the caller has made the same checks, a user buffer is made sure of
+ * in whole (its pages pinned, or copied into a bounce buffer) before device
+ * memory changes (so a bad buffer fails with -EFAULT and changes nothing),
+ * and the copy is done, visible to the engine, when the call returns, as a
+ * synchronous transfer is.  Like the
  * engine's transfers it waits for no DMA the caller has not waited for.
  * Where the bus cannot (no mapping, a range it does not take) or a bounce
  * buffer cannot be had, the engine does the copy.  See
@@ -19,6 +20,8 @@
  */
 
 #include <linux/err.h>
+#include <linux/highmem.h>
+#include <linux/mm.h>
 #include <linux/minmax.h>
 #include <linux/moduleparam.h>
 #include <linux/sizes.h>
@@ -30,10 +33,9 @@
 #include "dma.h"
 
 /*
- * Defaults: below 4 KiB the engine's fixed cost (about 8 us a copy on
- * simulated devices, tools/bench/cpu-copy) dwarfs the copy; above it the
- * engine gains fast.  The CPU side of the crossover is still to be
- * measured (Documentation/dma.rst, "CPU copies").
+ * Defaults: the crossover measured on simulated devices (tools/bench/cpu-copy,
+ * Documentation/dma.rst, "CPU copies"): up to 4 KiB the engine's fixed
+ * cost dwarfs the copy, from 8 KiB the engine is faster, both ways.
  */
 #define NEURON_DMA_CPU_H2D_DEFAULT	SZ_4K
 #define NEURON_DMA_CPU_D2H_DEFAULT	SZ_4K
@@ -107,32 +109,79 @@ static bool neuron_dma_on_dev(const struct neuron_mem_chunk *mc)
 }
 
 /*
- * Start a CPU copy of @size bytes: its bounce buffer, or ERR_PTR() of
- * -EOPNOTSUPP when the engine is to do the copy, or of what the engine's
- * path would say before it moved anything.
+ * Whether the CPU is to copy @size bytes: 0, or -EOPNOTSUPP when the
+ * engine is to do the copy, or what the engine's path would say before it
+ * moved anything.
  */
-static void *neuron_dma_cpu_start(struct neuron_device *nd, u64 size, bool src_dev,
-				  bool dst_dev)
+static int neuron_dma_cpu_start(struct neuron_device *nd, u64 size, bool src_dev, bool dst_dev)
 {
 	struct neuron_dma *dma = neuron_dma_of(nd);
-	void *kbuf;
 	int ret;
 
 	if (!neuron_dma_cpu_wanted(nd, size, src_dev, dst_dev))
-		return ERR_PTR(-EOPNOTSUPP);
+		return -EOPNOTSUPP;
 	ret = neuron_dma_setup(dma);
-	if (!ret)
-		ret = neuron_dma_stopped(dma);
-	if (ret)
-		return ERR_PTR(ret);
-	kbuf = kmalloc(size, GFP_KERNEL | __GFP_NOWARN);
-	return kbuf ? kbuf : ERR_PTR(-EOPNOTSUPP);
+	return ret ? ret : neuron_dma_stopped(dma);
+}
+
+/* A bounce buffer of @size bytes, or NULL: then the engine does the copy. */
+static void *neuron_dma_cpu_bounce(u64 size)
+{
+	return kmalloc(size, GFP_KERNEL | __GFP_NOWARN);
 }
 
 static void neuron_dma_cpu_done(struct neuron_dma *dma, u64 size)
 {
 	atomic64_inc(&dma->cpu_copies);
 	atomic64_add(size, &dma->cpu_bytes);
+}
+
+/*
+ * Copies of up to this many bytes go through the stack: pinning the pages
+ * costs more than copying them twice.
+ */
+#define NEURON_DMA_CPU_SMALL	256
+
+/* The pages a user buffer of at most NEURON_DMA_CPU_LIMIT bytes spans. */
+#define NEURON_DMA_CPU_PAGES	(NEURON_DMA_CPU_LIMIT / PAGE_SIZE + 1)
+
+/*
+ * Copy between a user buffer and a chunk through the buffer's pages,
+ * pinned whole first: one copy where a bounce buffer takes two, and a bad
+ * buffer fails before device memory changes.  Return 1 when the buffer
+ * cannot be pinned whole (nothing changed: a bounce buffer is to be used,
+ * which also tells a bad buffer from one without pages to pin, such as a
+ * mapping of device registers), else as neuron_mem_cpu_io().
+ */
+static int neuron_dma_cpu_pinned(struct neuron_mem_chunk *mc, u64 off, unsigned long ubuf,
+				 u64 size, bool to_chunk)
+{
+	struct page *pages[NEURON_DMA_CPU_PAGES];
+	unsigned int po = offset_in_page(ubuf);
+	int npages = DIV_ROUND_UP(po + size, PAGE_SIZE), pinned, i, ret = 0;
+
+	if (npages > ARRAY_SIZE(pages))
+		return 1;
+	pinned = pin_user_pages_fast(ubuf & PAGE_MASK, npages, to_chunk ? 0 : FOLL_WRITE, pages);
+	if (pinned != npages) {
+		if (pinned > 0)
+			unpin_user_pages(pages, pinned);
+		return 1;
+	}
+	for (i = 0; i < npages && !ret; i++) {
+		size_t n = min_t(u64, size, PAGE_SIZE - po);
+		void *p = kmap_local_page(pages[i]);
+
+		ret = neuron_mem_cpu_io(mc, off, p + po, n, to_chunk);
+		if (!ret && !to_chunk)
+			flush_dcache_page(pages[i]);
+		kunmap_local(p);
+		off += n;
+		size -= n;
+		po = 0;
+	}
+	unpin_user_pages_dirty_lock(pages, npages, !to_chunk && !ret);
+	return ret;
 }
 
 /**
@@ -144,6 +193,10 @@ static void neuron_dma_cpu_done(struct neuron_dma *dma, u64 size)
  * @size: bytes
  * @to_chunk: from @buf into the chunk, else the other way
  *
+ * Up to NEURON_DMA_CPU_SMALL bytes go through a buffer on the stack; a
+ * larger buffer's pages are pinned and copied to or from directly, or,
+ * when it has no pages to pin, through a bounce buffer.
+ *
  * Return: -EOPNOTSUPP when the copy is not for the CPU (nothing changed:
  * the engine is to do it); else 0, -EFAULT, or the errors the engine's
  * path gives before it moves anything (neuron_dma_setup(),
@@ -152,11 +205,21 @@ static void neuron_dma_cpu_done(struct neuron_dma *dma, u64 size)
 int neuron_dma_cpu_user(struct neuron_device *nd, struct neuron_mem_chunk *mc, u64 off,
 			void __user *buf, u64 size, bool to_chunk)
 {
-	void *kbuf = neuron_dma_cpu_start(nd, size, !to_chunk, to_chunk);
+	u8 small[NEURON_DMA_CPU_SMALL];
+	void *kbuf = small;
 	int ret;
 
-	if (IS_ERR(kbuf))
-		return PTR_ERR(kbuf);
+	ret = neuron_dma_cpu_start(nd, size, !to_chunk, to_chunk);
+	if (ret)
+		return ret;
+	if (size > sizeof(small)) {
+		ret = neuron_dma_cpu_pinned(mc, off, (uintptr_t)buf, size, to_chunk);
+		if (ret <= 0)
+			goto out;
+		kbuf = neuron_dma_cpu_bounce(size);
+		if (!kbuf)
+			return -EOPNOTSUPP;
+	}
 	if (to_chunk) {
 		/* All of the buffer, before device memory changes. */
 		ret = copy_from_user(kbuf, buf, size) ? -EFAULT :
@@ -166,7 +229,9 @@ int neuron_dma_cpu_user(struct neuron_device *nd, struct neuron_mem_chunk *mc, u
 		if (!ret && copy_to_user(buf, kbuf, size))
 			ret = -EFAULT;
 	}
-	kfree(kbuf);
+	if (kbuf != small)
+		kfree(kbuf);
+out:
 	if (!ret)
 		neuron_dma_cpu_done(neuron_dma_of(nd), size);
 	return ret;
@@ -190,11 +255,15 @@ int neuron_dma_cpu_user(struct neuron_device *nd, struct neuron_mem_chunk *mc, u
 int neuron_dma_cpu_copy(struct neuron_device *nd, struct neuron_mem_chunk *src, u64 src_off,
 			struct neuron_mem_chunk *dst, u64 dst_off, u64 size)
 {
-	void *kbuf = neuron_dma_cpu_start(nd, size, neuron_dma_on_dev(src), neuron_dma_on_dev(dst));
+	void *kbuf;
 	int ret;
 
-	if (IS_ERR(kbuf))
-		return PTR_ERR(kbuf);
+	ret = neuron_dma_cpu_start(nd, size, neuron_dma_on_dev(src), neuron_dma_on_dev(dst));
+	if (ret)
+		return ret;
+	kbuf = neuron_dma_cpu_bounce(size);
+	if (!kbuf)
+		return -EOPNOTSUPP;
 	ret = neuron_mem_cpu_io(src, src_off, kbuf, size, false);
 	if (!ret)
 		ret = neuron_mem_cpu_io(dst, dst_off, kbuf, size, true);

@@ -9,7 +9,9 @@
  * and return the same: sizes and offsets around each threshold (odd ones
  * included), user buffer to device, device to user buffer, device to
  * device and host chunk to device; bad buffers (NULL, unmapped, half
- * mapped, read-only for reads) and ranges past a chunk or overflowing.
+ * mapped, read-only for reads), on the stack buffer's sizes and on the
+ * pinned pages' (and a buffer without pages to pin) and ranges past a
+ * chunk or overflowing.
  * The device's cpu_copies counter (debugfs dma file) says which path ran,
  * so a CPU path that is never taken, or taken past its threshold, fails.
  */
@@ -300,6 +302,12 @@ TEST_F(cpu, bad_buffers)
 	bad(_metadata, self, "half mapped to device", half + pg - 100, 200, 5, 1);
 	bad(_metadata, self, "half mapped from device", half + pg - 100, 200, 5, 0);
 	bad(_metadata, self, "read-only from device", ro, 64, 0, 0);
+	/* Larger than the CPU path's stack buffer: its pages are pinned. */
+	bad(_metadata, self, "unmapped to device, pinned", nowhere, 4000, 3, 1);
+	bad(_metadata, self, "unmapped from device, pinned", nowhere, 4000, 3, 0);
+	bad(_metadata, self, "half mapped to device, pinned", half + pg - 300, 600, 5, 1);
+	bad(_metadata, self, "half mapped from device, pinned", half + pg - 300, 600, 5, 0);
+	bad(_metadata, self, "read-only from device, pinned", ro, pg, 0, 0);
 	bad(_metadata, self, "past the chunk", self->data, 64, CHUNK - 63, 1);
 	bad(_metadata, self, "past the chunk", self->ua, 64, CHUNK - 63, 0);
 	bad(_metadata, self, "overflowing offset", self->data, 64, ~0ULL - 10, 1);
@@ -323,6 +331,46 @@ TEST_F(cpu, bad_buffers)
 	same_chunks(_metadata, self, "bad MEM_COPY64", 64, 0);
 	munmap(half, pg);
 	munmap(ro, pg);
+}
+
+/*
+ * A user buffer without pages to pin (a mapping of a host chunk, which
+ * dma_mmap_coherent() maps by PFN) takes the CPU path's bounce buffer:
+ * the same bytes as the engine, both ways.
+ */
+TEST_F(cpu, unpinnable)
+{
+	const size_t len = 3000;
+	unsigned char *m;
+	long long before;
+	__u64 pa;
+
+	ASSERT_EQ(0, get_pa(self->fd, self->host, &pa));
+	m = mmap_filled(self->fd, pa, CHUNK, 0);
+	ASSERT_NE(MAP_FAILED, m);
+	rnd_fill(m, CHUNK);
+	fill_chunks(_metadata, self);
+	/* fill_chunks() wrote the host chunk: give it random bytes again. */
+	rnd_fill(m, CHUNK);
+
+	ASSERT_EQ(0, set_t(LIMIT_T, LIMIT_T));
+	before = dma_stat(self->index, "cpu_copies");
+	EXPECT_EQ(0, buf_copy(self->fd, 1, self->a, m + 5, len, 7, 1));
+	EXPECT_EQ(before + 1, dma_stat(self->index, "cpu_copies"));
+	ASSERT_EQ(0, set_t(0, 0));
+	EXPECT_EQ(0, buf_copy(self->fd, 1, self->b, m + 5, len, 7, 1));
+	same_chunks(_metadata, self, "unpinnable to device", len, 7);
+
+	/* From the device: into the mapping, then what the engine reads. */
+	ASSERT_EQ(0, set_t(LIMIT_T, LIMIT_T));
+	before = dma_stat(self->index, "cpu_copies");
+	EXPECT_EQ(0, buf_copy(self->fd, 1, self->a, m + 9, len, 11, 0));
+	EXPECT_EQ(before + 1, dma_stat(self->index, "cpu_copies"));
+	ASSERT_EQ(0, set_t(0, 0));
+	memset(self->ub, 0xa5, len);
+	EXPECT_EQ(0, buf_copy(self->fd, 1, self->b, self->ub, len, 11, 0));
+	EXPECT_EQ(0, memcmp(m + 9, self->ub, len));
+	munmap(m, CHUNK);
 }
 
 TEST_HARNESS_MAIN
