@@ -33,12 +33,14 @@
 #include "dma.h"
 
 /*
- * Defaults: the crossover measured on simulated devices (tools/bench/cpu-copy,
- * Documentation/dma.rst, "CPU copies"): up to 4 KiB the engine's fixed
- * cost dwarfs the copy, from 8 KiB the engine is faster, both ways.
+ * Defaults: the largest the parameters take.  On simulated devices
+ * (tools/bench/cpu-copy, Documentation/dma.rst, "CPU copies") the CPU,
+ * copying once between the pinned user pages and device memory, is faster
+ * than the engine at every size up to 64 KiB, both ways; on PCI devices
+ * the bus caps them lower (neuron_mem_cpu_max()).
  */
-#define NEURON_DMA_CPU_H2D_DEFAULT	SZ_4K
-#define NEURON_DMA_CPU_D2H_DEFAULT	SZ_4K
+#define NEURON_DMA_CPU_H2D_DEFAULT	NEURON_DMA_CPU_LIMIT
+#define NEURON_DMA_CPU_D2H_DEFAULT	NEURON_DMA_CPU_LIMIT
 
 static unsigned int neuron_dma_cpu_max[2] = {
 	[0] = NEURON_DMA_CPU_D2H_DEFAULT,
@@ -57,10 +59,10 @@ static const struct kernel_param_ops neuron_dma_cpu_max_ops = {
 
 module_param_cb(cpu_copy_h2d_max, &neuron_dma_cpu_max_ops, &neuron_dma_cpu_max[1], 0644);
 MODULE_PARM_DESC(cpu_copy_h2d_max,
-		 "Largest copy into device memory done by the CPU, in bytes (0 to 65536, 0: never; default 4096)");
+		 "Largest copy into device memory done by the CPU, in bytes (0 to 65536, 0: never; default 65536)");
 module_param_cb(cpu_copy_d2h_max, &neuron_dma_cpu_max_ops, &neuron_dma_cpu_max[0], 0644);
 MODULE_PARM_DESC(cpu_copy_d2h_max,
-		 "Largest copy out of device memory done by the CPU, in bytes (0 to 65536, 0: never; default 4096)");
+		 "Largest copy out of device memory done by the CPU, in bytes (0 to 65536, 0: never; default 65536)");
 
 /**
  * neuron_dma_cpu_threshold() - the largest copy the CPU is to do
@@ -151,7 +153,11 @@ static void neuron_dma_cpu_done(struct neuron_dma *dma, u64 size)
  * buffer fails before device memory changes.  Return 1 when the buffer
  * cannot be pinned whole (nothing changed: a bounce buffer is to be used,
  * which also tells a bad buffer from one without pages to pin, such as a
- * mapping of device registers), else as neuron_mem_cpu_io().
+ * mapping of device registers), else as neuron_mem_cpu_io().  A PCI bus
+ * takes whole 32-bit words only: when it refuses the first piece (a user
+ * buffer not so aligned), nothing changed and 1 says to bounce; when it
+ * refuses a later one (-EOPNOTSUPP), the pieces before it were copied, and
+ * the engine then copies it all.
  */
 static int neuron_dma_cpu_pinned(struct neuron_mem_chunk *mc, u64 off, unsigned long ubuf,
 				 u64 size, bool to_chunk)
@@ -173,6 +179,9 @@ static int neuron_dma_cpu_pinned(struct neuron_mem_chunk *mc, u64 off, unsigned 
 		void *p = kmap_local_page(pages[i]);
 
 		ret = neuron_mem_cpu_io(mc, off, p + po, n, to_chunk);
+		/* The bus may take the copy in one piece from a bounce buffer. */
+		if (ret == -EOPNOTSUPP && !i)
+			ret = 1;
 		if (!ret && !to_chunk)
 			flush_dcache_page(pages[i]);
 		kunmap_local(p);
