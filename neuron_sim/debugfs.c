@@ -24,6 +24,25 @@
 
 #include "sim.h"
 
+/**
+ * nsim_debugfs_str() - a small debugfs write, as a string
+ * @buf: where it goes, NUL-terminated
+ * @size: bytes at @buf
+ * @ubuf: what user space wrote
+ * @count: its length
+ *
+ * Return: 0; -EINVAL when it does not fit with its NUL; -EFAULT.
+ */
+int nsim_debugfs_str(char *buf, size_t size, const char __user *ubuf, size_t count)
+{
+	if (count >= size)
+		return -EINVAL;
+	if (copy_from_user(buf, ubuf, count))
+		return -EFAULT;
+	buf[count] = '\0';
+	return 0;
+}
+
 static struct dentry *nsim_debugfs_root;
 
 static ssize_t nsim_fault_read(struct file *file, char __user *ubuf,
@@ -44,13 +63,13 @@ static ssize_t nsim_fault_write(struct file *file, const char __user *ubuf,
 	struct nsim_dev *sd = file->private_data;
 	enum nsim_fault fault;
 	char buf[32];
+	int ret;
 
-	if (*ppos || count >= sizeof(buf))
+	if (*ppos)
 		return -EINVAL;
-	if (copy_from_user(buf, ubuf, count))
-		return -EFAULT;
-	buf[count] = '\0';
-
+	ret = nsim_debugfs_str(buf, sizeof(buf), ubuf, count);
+	if (ret)
+		return ret;
 	if (nsim_fault_parse(strim(buf), &fault))
 		return -EINVAL;
 	nsim_fault_set(sd, fault);
@@ -338,12 +357,9 @@ static ssize_t nsim_preset_write(struct file *file, const char __user *ubuf,
 	u32 val;
 	int ret;
 
-	if (count >= sizeof(buf))
-		return -EINVAL;
-	if (copy_from_user(buf, ubuf, count))
-		return -EFAULT;
-	buf[count] = '\0';
-
+	ret = nsim_debugfs_str(buf, sizeof(buf), ubuf, count);
+	if (ret)
+		return ret;
 	ret = nsim_preset_parse(buf, nsim_sem_blocks(sd->gen), sem, &nc, &idx, &val);
 	if (ret)
 		return ret;

@@ -352,11 +352,9 @@ static ssize_t nsim_reg_set_write(struct file *file, const char __user *ubuf, si
 	u32 val;
 	int ret;
 
-	if (!count || count >= sizeof(buf))
-		return -EINVAL;
-	if (copy_from_user(buf, ubuf, count))
-		return -EFAULT;
-	buf[count] = 0;
+	ret = nsim_debugfs_str(buf, sizeof(buf), ubuf, count);
+	if (ret)
+		return ret;
 	if (sscanf(buf, "%lli %i", &off, &val) != 2 || off & 3 || off >= sd->gen->bar0_size ||
 	    (off >= sd->gen->misc_base && off - sd->gen->misc_base < NSIM_MISC_SIZE))
 		return -EINVAL;
@@ -382,12 +380,11 @@ static ssize_t nsim_misc_set_write(struct file *file, const char __user *ubuf, s
 	struct nsim_dev *sd = file->private_data;
 	char buf[64];
 	u32 off, val;
+	int ret;
 
-	if (!count || count >= sizeof(buf))
-		return -EINVAL;
-	if (copy_from_user(buf, ubuf, count))
-		return -EFAULT;
-	buf[count] = 0;
+	ret = nsim_debugfs_str(buf, sizeof(buf), ubuf, count);
+	if (ret)
+		return ret;
 	if (sscanf(buf, "%i %i", &off, &val) != 2 || off & 3 || off >= NSIM_MISC_SIZE)
 		return -EINVAL;
 	spin_lock(&sd->lock);
@@ -416,11 +413,9 @@ static ssize_t nsim_power_util_write(struct file *file, const char __user *ubuf,
 	char buf[32];
 	int n;
 
-	if (!count || count >= sizeof(buf))
-		return -EINVAL;
-	if (copy_from_user(buf, ubuf, count))
-		return -EFAULT;
-	buf[count] = 0;
+	n = nsim_debugfs_str(buf, sizeof(buf), ubuf, count);
+	if (n)
+		return n;
 	n = sscanf(buf, "%u %u", &bp[0], &bp[1]);
 	if (n < 1 || bp[0] > U16_MAX || (n == 2 && bp[1] > U16_MAX))
 		return -EINVAL;

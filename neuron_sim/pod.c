@@ -228,13 +228,13 @@ static ssize_t nsim_pod_fault_write(struct file *file, const char __user *ubuf, 
 	struct nsim_dev *sd = file->private_data;
 	char buf[96], *p, *tok;
 	u32 fault = 0;
-	int i;
+	int i, ret;
 
-	if (*ppos || count >= sizeof(buf))
+	if (*ppos)
 		return -EINVAL;
-	if (copy_from_user(buf, ubuf, count))
-		return -EFAULT;
-	buf[count] = '\0';
+	ret = nsim_debugfs_str(buf, sizeof(buf), ubuf, count);
+	if (ret)
+		return ret;
 	p = strim(buf);
 	while ((tok = strsep(&p, " ")) != NULL) {
 		if (!*tok || !strcmp(tok, "none"))

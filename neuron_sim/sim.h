@@ -428,6 +428,7 @@ void nsim_debugfs_init(void);
 void nsim_debugfs_exit(void);
 void nsim_dev_debugfs_add(struct nsim_dev *sd);
 void nsim_dev_debugfs_del(struct nsim_dev *sd);
+int nsim_debugfs_str(char *buf, size_t size, const char __user *ubuf, size_t count);
 int nsim_preset_parse(char *line, unsigned int nc_count, bool sem,
 		      unsigned int *nc, unsigned int *idx, u32 *val);
 
