@@ -12,8 +12,8 @@
  * in whole (its pages pinned, or copied into a bounce buffer) before device
  * memory changes (so a bad buffer fails with -EFAULT and changes nothing),
  * and the copy is done, visible to the engine, when the call returns, as a
- * synchronous transfer is.  Like the
- * engine's transfers it waits for no DMA the caller has not waited for.
+ * synchronous transfer is.  Like the engine's transfers it waits for no
+ * DMA the caller has not waited for.
  * Where the bus cannot (no mapping, a range it does not take) or a bounce
  * buffer cannot be had, the engine does the copy.  See
  * Documentation/dma.rst, "CPU copies".
@@ -189,7 +189,8 @@ static int neuron_dma_cpu_pinned(struct neuron_mem_chunk *mc, u64 off, unsigned 
 		size -= n;
 		po = 0;
 	}
-	unpin_user_pages_dirty_lock(pages, npages, !to_chunk && !ret);
+	/* Also after a refused piece: the pieces before it were written. */
+	unpin_user_pages_dirty_lock(pages, npages, !to_chunk);
 	return ret;
 }
 
