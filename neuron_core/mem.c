@@ -1251,3 +1251,42 @@ int neuron_mem_cpu_io(struct neuron_mem_chunk *mc, u64 off, void *buf, size_t le
 			      to_chunk);
 }
 EXPORT_SYMBOL_NS_GPL(neuron_mem_cpu_io, NEURON_NS);
+
+/**
+ * neuron_mem_cpu_user_io() - copy between a user buffer and a device chunk,
+ *	page faults disabled
+ * @mc: the chunk, in device memory (a reference the caller holds, and its
+ *	device's usage lock)
+ * @off: byte offset in the chunk
+ * @ubuf: user buffer, checked with access_ok()
+ * @len: bytes
+ * @to_chunk: from @ubuf into the chunk, else the other way
+ * @done: set on -EFAULT: a count of bytes from the start of the range that
+ *	were all copied (maybe fewer than were)
+ *
+ * As neuron_mem_cpu_io(), straight between the user's memory and the
+ * bus's mapping of device memory (&neuron_bus_desc.mem_user_io), without
+ * taking a page fault: a page of @ubuf that is not there stops the copy.
+ * The caller faults it in, or pins it, and copies the rest.
+ *
+ * Return: 0; -EFAULT when the copy stopped at a page (see @done);
+ * -EINVAL for a range outside the chunk; -EOPNOTSUPP for a host chunk, or
+ * when the bus cannot copy that range this way (nothing changed).
+ */
+int neuron_mem_cpu_user_io(struct neuron_mem_chunk *mc, u64 off, void __user *ubuf, size_t len,
+			   bool to_chunk, size_t *done)
+{
+	struct neuron_device *nd = mc->nd;
+	const struct neuron_bar *bar;
+
+	if (!neuron_mem_range_ok(mc, off, len))
+		return -EINVAL;
+	bar = &nd->bars[nd->mem.bar];
+	if (mc->location == NEURON_MEM_HOST || !nd->bus.mem_user_io || !bar->size ||
+	    mc->bar_off + off + len > bar->size)
+		return -EOPNOTSUPP;
+	*done = 0;
+	return nd->bus.mem_user_io(nd->bus.ctx, nd->mem.bar, bar, mc->bar_off + off, ubuf, len,
+				   to_chunk, done);
+}
+EXPORT_SYMBOL_NS_GPL(neuron_mem_cpu_user_io, NEURON_NS);

@@ -30,6 +30,7 @@
 #include <linux/overflow.h>
 #include <linux/slab.h>
 #include <linux/string.h>
+#include <linux/uaccess.h>
 #include <linux/vmalloc.h>
 
 #include <kunit/visibility.h>
@@ -587,6 +588,36 @@ static int nsim_mem_io(void *ctx, unsigned int bar, const struct neuron_bar *b, 
 	return ret;
 }
 
+/*
+ * The same between user memory and the RAM window, page faults disabled
+ * (the engines' lock is a spinlock): a page that is not there stops it.
+ */
+static int nsim_mem_user_io(void *ctx, unsigned int bar, const struct neuron_bar *b, u64 off,
+			    void __user *ubuf, size_t len, bool to_bar, size_t *done)
+{
+	struct nsim_dev *sd = ctx;
+	unsigned long left;
+	int ret = 0;
+
+	spin_lock(&sd->dma_lock);
+	if (bar != NSIM_BAR_MEM || !sd->mem || off > sd->mem_size || len > sd->mem_size - off) {
+		ret = -EOPNOTSUPP;
+	} else {
+		pagefault_disable();
+		/* The _inatomic forms: no zeroing of what a fault left uncopied. */
+		if (to_bar)
+			left = __copy_from_user_inatomic(sd->mem + off, ubuf, len);
+		else
+			left = __copy_to_user_inatomic(ubuf, sd->mem + off, len);
+		pagefault_enable();
+		*done = len - left;
+		if (left)
+			ret = -EFAULT;
+	}
+	spin_unlock(&sd->dma_lock);
+	return ret;
+}
+
 static void nsim_unmap_bar(void *ctx, unsigned int bar, struct neuron_bar *b)
 {
 	struct nsim_dev *sd = ctx;
@@ -649,6 +680,7 @@ void nsim_regs_fill_desc(struct nsim_dev *sd, struct neuron_bus_desc *desc)
 	desc->mmap_bar = nsim_mmap_bar;
 	desc->mem_phys = nsim_mem_phys;
 	desc->mem_io = nsim_mem_io;
+	desc->mem_user_io = nsim_mem_user_io;
 	/* RAM: the CPU is worth it at any size the DMA layer allows. */
 	desc->mem_io_max[0] = U32_MAX;
 	desc->mem_io_max[1] = U32_MAX;

@@ -24,6 +24,7 @@
 #include <linux/mm.h>
 #include <linux/minmax.h>
 #include <linux/moduleparam.h>
+#include <linux/pagemap.h>
 #include <linux/sizes.h>
 #include <linux/slab.h>
 #include <linux/uaccess.h>
@@ -63,6 +64,12 @@ MODULE_PARM_DESC(cpu_copy_h2d_max,
 module_param_cb(cpu_copy_d2h_max, &neuron_dma_cpu_max_ops, &neuron_dma_cpu_max[0], 0644);
 MODULE_PARM_DESC(cpu_copy_d2h_max,
 		 "Largest copy out of device memory done by the CPU, in bytes (0 to 65536, 0: never; default 65536)");
+
+/* Straight between user buffers and device memory where the bus can. */
+static bool neuron_dma_cpu_direct_on = true;
+module_param_named(cpu_copy_direct, neuron_dma_cpu_direct_on, bool, 0644);
+MODULE_PARM_DESC(cpu_copy_direct,
+		 "CPU copies of user buffers go straight to or from device memory where the bus can, without pinning (default Y; N: pin first)");
 
 /**
  * neuron_dma_cpu_threshold() - the largest copy the CPU is to do
@@ -194,6 +201,29 @@ static int neuron_dma_cpu_pinned(struct neuron_mem_chunk *mc, u64 off, unsigned 
 	return ret;
 }
 
+/*
+ * Copy straight between the user buffer and device memory where the bus
+ * can (neuron_mem_cpu_user_io()): no pinning and one copy.  A buffer copied
+ * into device memory is faulted in whole first, so that a bad one fails
+ * before device memory changes.  Return 0 when all is copied, -EFAULT for
+ * a bad buffer, -EOPNOTSUPP when the bus cannot (nothing changed); or 1
+ * when a page was not there (reclaimed since, or never touched for a copy
+ * out of device memory), with *@done bytes copied: the rest is for the
+ * pinned path, which takes the faults.
+ */
+static int neuron_dma_cpu_direct(struct neuron_mem_chunk *mc, u64 off, void __user *buf,
+				 u64 size, bool to_chunk, size_t *done)
+{
+	int ret;
+
+	if (!READ_ONCE(neuron_dma_cpu_direct_on))
+		return -EOPNOTSUPP;
+	if (to_chunk && fault_in_readable(buf, size))
+		return -EFAULT;
+	ret = neuron_mem_cpu_user_io(mc, off, buf, size, to_chunk, done);
+	return ret == -EFAULT ? 1 : ret;
+}
+
 /**
  * neuron_dma_cpu_user() - copy between a user buffer and a chunk with the CPU
  * @nd: the device
@@ -203,9 +233,13 @@ static int neuron_dma_cpu_pinned(struct neuron_mem_chunk *mc, u64 off, unsigned 
  * @size: bytes
  * @to_chunk: from @buf into the chunk, else the other way
  *
- * Up to NEURON_DMA_CPU_SMALL bytes go through a buffer on the stack; a
- * larger buffer's pages are pinned and copied to or from directly, or,
- * when it has no pages to pin, through a bounce buffer.
+ * Up to NEURON_DMA_CPU_SMALL bytes go through a buffer on the stack.  A
+ * larger buffer is copied straight to or from where the bus can, without
+ * page faults; what that leaves (a page not there, or a bus that cannot)
+ * has its pages pinned and copied to or from directly, or, when it has no
+ * pages to pin, goes through a bounce buffer.  Only a buffer taken from
+ * under the copy by its own process (munmap() between the fault-in and
+ * the copy) can leave device memory partly written.
  *
  * Return: -EOPNOTSUPP when the copy is not for the CPU (nothing changed:
  * the engine is to do it); else 0, -EFAULT, or the errors the engine's
@@ -216,13 +250,24 @@ int neuron_dma_cpu_user(struct neuron_device *nd, struct neuron_mem_chunk *mc, u
 			void __user *buf, u64 size, bool to_chunk)
 {
 	u8 small[NEURON_DMA_CPU_SMALL];
+	u64 total = size;
 	void *kbuf = small;
+	size_t done;
 	int ret;
 
 	ret = neuron_dma_cpu_start(nd, size, !to_chunk, to_chunk);
 	if (ret)
 		return ret;
 	if (size > sizeof(small)) {
+		ret = neuron_dma_cpu_direct(mc, off, buf, size, to_chunk, &done);
+		if (ret <= 0 && ret != -EOPNOTSUPP)
+			goto out;
+		if (ret > 0) {
+			/* The bytes before the missing page are in place. */
+			off += done;
+			buf += done;
+			size -= done;
+		}
 		ret = neuron_dma_cpu_pinned(mc, off, (uintptr_t)buf, size, to_chunk);
 		if (ret <= 0)
 			goto out;
@@ -243,7 +288,7 @@ int neuron_dma_cpu_user(struct neuron_device *nd, struct neuron_mem_chunk *mc, u
 		kfree(kbuf);
 out:
 	if (!ret)
-		neuron_dma_cpu_done(neuron_dma_of(nd), size);
+		neuron_dma_cpu_done(neuron_dma_of(nd), total);
 	return ret;
 }
 

@@ -120,6 +120,14 @@ struct neuron_pci_identity {
  *	    cannot copy that range this way (the caller then uses the DMA
  *	    engine, nothing having changed).  NULL if the bus cannot at all.
  *	    Called only while the BAR is mapped; may sleep.
+ * @mem_user_io: as @mem_io, between user memory @ubuf (checked with
+ *	    access_ok()) and the BAR, with page faults disabled: return 0;
+ *	    -EFAULT when a page of @ubuf was not there (or not writable for
+ *	    a copy out of the BAR), with *@done at most the bytes copied
+ *	    from the start of the range, every one of them copied; or
+ *	    -EOPNOTSUPP as @mem_io (nothing changed).  NULL if the bus cannot
+ *	    (the DMA layer then pins the user's pages and uses @mem_io).
+ *	    Called only while the BAR is mapped; does not sleep.
  * @mem_io_max: the largest copy @mem_io is worth, in bytes, for reads
  *	    (index 0) and writes (index 1) of device memory: a cap on what
  *	    the DMA layer's thresholds ask (Documentation/dma.rst)
@@ -140,6 +148,8 @@ struct neuron_bus_desc {
 	int (*mem_phys)(void *ctx, unsigned int bar, u64 off, phys_addr_t *phys);
 	int (*mem_io)(void *ctx, unsigned int bar, const struct neuron_bar *mapping, u64 off,
 		      void *buf, size_t len, bool to_bar);
+	int (*mem_user_io)(void *ctx, unsigned int bar, const struct neuron_bar *mapping, u64 off,
+			   void __user *ubuf, size_t len, bool to_bar, size_t *done);
 	u32 mem_io_max[2];
 	const struct neuron_reg_ops *reg_ops;
 	void *ctx;

@@ -112,6 +112,8 @@ u32 neuron_mem_hbm_count(struct neuron_device *nd);
 u32 neuron_mem_cpu_max(struct neuron_device *nd, bool to_dev);
 int neuron_mem_cpu_io(struct neuron_mem_chunk *mc, u64 off, void *buf, size_t len,
 		      bool to_chunk);
+int neuron_mem_cpu_user_io(struct neuron_mem_chunk *mc, u64 off, void __user *ubuf, size_t len,
+			   bool to_chunk, size_t *done);
 
 /**
  * neuron_mem_range_ok() - does [@off, @off + @size) lie inside @mc?

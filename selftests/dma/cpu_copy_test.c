@@ -11,7 +11,9 @@
  * device and host chunk to device; bad buffers (NULL, unmapped, half
  * mapped, read-only for reads), on the stack buffer's sizes and on the
  * pinned pages' (and a buffer without pages to pin) and ranges past a
- * chunk or overflowing.
+ * chunk or overflowing; buffers partly never touched.  The v3_pinned
+ * variant turns cpu_copy_direct off, so that the pinned path, not the
+ * straight copy, is the one compared.
  * The device's cpu_copies counter (debugfs dma file) says which path ran,
  * so a CPU path that is never taken, or taken past its threshold, fails.
  */
@@ -31,12 +33,14 @@
 /* A small odd threshold, and the largest one the parameters take. */
 #define SMALL_T		257
 #define LIMIT_T		65536
+#define CPU_COPY_DIRECT	"/sys/module/neuron_udma/parameters/cpu_copy_direct"
 
 FIXTURE(cpu) {
 	int fd;
 	int index;
 	long pg;
 	struct cpu_copy_saved saved;
+	char direct[8];			/* cpu_copy_direct before the case, or "" */
 	__u64 a, b, src, host;		/* CPU side, engine side, a source, a host chunk */
 	unsigned char *ua, *ub, *data;	/* user buffers: CPU side, engine side, data */
 	size_t ulen;
@@ -44,10 +48,12 @@ FIXTURE(cpu) {
 
 FIXTURE_VARIANT(cpu) {
 	const char *gen;
+	int pinned;	/* cpu_copy_direct off: user buffers pinned first */
 };
 
 FIXTURE_VARIANT_ADD(cpu, v2) { .gen = "v2" };
 FIXTURE_VARIANT_ADD(cpu, v3) { .gen = "v3" };
+FIXTURE_VARIANT_ADD(cpu, v3_pinned) { .gen = "v3", .pinned = 1 };
 
 FIXTURE_SETUP(cpu)
 {
@@ -55,6 +61,7 @@ FIXTURE_SETUP(cpu)
 
 	self->fd = -1;
 	memset(&self->saved, 0, sizeof(self->saved));
+	self->direct[0] = 0;
 	self->pg = sysconf(_SC_PAGESIZE);
 	TH_LOG("random seed %#llx", (unsigned long long)rnd_seed());
 	self->index = sim_device_up(_metadata, DEV, variant->gen, "mem_size=64M", SETTLE_MS);
@@ -64,6 +71,10 @@ FIXTURE_SETUP(cpu)
 	/* Saved for the teardown, which puts them back. */
 	ASSERT_EQ(0, cpu_copy_off(&self->saved));
 	ASSERT_EQ(0, cpu_copy_set(h2d, d2h));
+	if (variant->pinned) {
+		ASSERT_EQ(0, nt_read(self->direct, sizeof(self->direct), CPU_COPY_DIRECT));
+		ASSERT_EQ(0, nt_write(CPU_COPY_DIRECT, "%s", "N"));
+	}
 	self->fd = open_node(self->index, O_RDWR);
 	ASSERT_LE(0, self->fd);
 	ASSERT_EQ(0, alloc_dev(self->fd, CHUNK, 0, &self->a));
@@ -81,6 +92,8 @@ FIXTURE_SETUP(cpu)
 FIXTURE_TEARDOWN(cpu)
 {
 	EXPECT_EQ(0, cpu_copy_restore(&self->saved));
+	if (self->direct[0])
+		EXPECT_EQ(0, nt_write(CPU_COPY_DIRECT, "%s", self->direct));
 	free(self->ua);
 	free(self->ub);
 	free(self->data);
@@ -371,6 +384,63 @@ TEST_F(cpu, unpinnable)
 	EXPECT_EQ(0, buf_copy(self->fd, 1, self->b, self->ub, len, 11, 0));
 	EXPECT_EQ(0, memcmp(m + 9, self->ub, len));
 	munmap(m, CHUNK);
+}
+
+/*
+ * User buffers partly never touched: a copy out of the device meets pages
+ * that are not there (its straight copy stops there and the pinned path
+ * does the rest), a copy into it reads them as zeros.  Same bytes as the
+ * engine, at page-crossing sizes and odd offsets, counted as CPU copies.
+ */
+TEST_F(cpu, untouched)
+{
+	const size_t sizes[] = { 3 * 4096 + 5, LIMIT_T };
+	const size_t uoffs[] = { 0, 100 };
+	size_t i, j, span = LIMIT_T + 2 * self->pg;
+	long long before;
+
+	fill_chunks(_metadata, self);
+	for (i = 0; i < ARRAY_SIZE(sizes); i++) {
+		for (j = 0; j < ARRAY_SIZE(uoffs); j++) {
+			size_t len = sizes[i], uoff = uoffs[j];
+			unsigned char *m[2];
+			int k;
+
+			ASSERT_EQ(0, set_t(LIMIT_T, LIMIT_T));
+			/* Fresh buffers, their first page (and a later one) touched only. */
+			for (k = 0; k < 2; k++) {
+				m[k] = mmap(NULL, span, PROT_READ | PROT_WRITE,
+					    MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+				ASSERT_NE(MAP_FAILED, m[k]);
+				m[k][0] = 0x11;
+				m[k][2 * self->pg] = 0x22;
+			}
+			before = dma_stat(self->index, "cpu_copies");
+			EXPECT_EQ(0, buf_copy(self->fd, 1, self->a, m[0] + uoff, len, 9, 0));
+			EXPECT_EQ(before + 1, dma_stat(self->index, "cpu_copies"));
+			ASSERT_EQ(0, set_t(0, 0));
+			EXPECT_EQ(0, buf_copy(self->fd, 1, self->b, m[1] + uoff, len, 9, 0));
+			EXPECT_EQ(0, memcmp(m[0], m[1], span))
+				TH_LOG("from device into untouched pages, %zu bytes at %zu", len,
+				       uoff);
+			ASSERT_EQ(0, set_t(LIMIT_T, LIMIT_T));
+			ASSERT_EQ(0, munmap(m[0], span));
+			ASSERT_EQ(0, munmap(m[1], span));
+
+			/* Into the device, from pages never touched: zeros. */
+			m[0] = mmap(NULL, span, PROT_READ | PROT_WRITE,
+				    MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+			ASSERT_NE(MAP_FAILED, m[0]);
+			before = dma_stat(self->index, "cpu_copies");
+			EXPECT_EQ(0, buf_copy(self->fd, 1, self->a, m[0] + uoff, len, 3, 1));
+			EXPECT_EQ(before + 1, dma_stat(self->index, "cpu_copies"));
+			ASSERT_EQ(0, set_t(0, 0));
+			EXPECT_EQ(0, buf_copy(self->fd, 1, self->b, m[0] + uoff, len, 3, 1));
+			ASSERT_EQ(0, set_t(LIMIT_T, LIMIT_T));
+			same_chunks(_metadata, self, "to device from untouched pages", len, 3);
+			ASSERT_EQ(0, munmap(m[0], span));
+		}
+	}
 }
 
 TEST_HARNESS_MAIN
