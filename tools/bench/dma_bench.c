@@ -7,7 +7,13 @@
  * latency of a 64-byte copy to the device against a command number the
  * driver does not know (the floor: system call, file lookup, dispatch).
  *
- *   dma_bench INDEX [ROUNDS [SIZES [CALLS [COPY_BENCH]]]]
+ *   dma_bench INDEX [ROUNDS [SIZES [CALLS [COPY_BENCH [PAGES]]]]]
+ *
+ * PAGES says what backs the user buffers: "4k" (the default, madvise()
+ * MADV_NOHUGEPAGE) or "huge" (2 MiB aligned, MADV_HUGEPAGE); the run
+ * prints how much of them huge pages back.  A copy pins every page of its
+ * buffer and takes a descriptor per physically contiguous run, so 4 KiB
+ * pages cost the most.
  *
  * SIZES is a comma-separated list of byte counts, each with an optional K,
  * M or G suffix (powers of two); by default 4K,64K,256K,1M,4M,16M,64M; "-"
@@ -81,6 +87,9 @@
 #include <unistd.h>
 
 #include <neuron/neuron_ioctl.h>
+
+/* A transparent huge page on x86-64. */
+#define THP_SIZE	(2ULL << 20)
 
 #include "bench_common.h"
 
@@ -402,6 +411,52 @@ static void report_floor(int k, int b, const double *ratio)
 	       ratio[low] >= goal_of[b] ? "met" : "not met");
 }
 
+/*
+ * The mapping of both user buffers, @len bytes, backed by 4 KiB pages or,
+ * with @huge, by transparent huge pages where the kernel has them: 2 MiB
+ * aligned, its length rounded up to 2 MiB.  What backs the buffers decides
+ * how many pages a copy pins and how many descriptors it takes (a
+ * descriptor per physically contiguous run), so it is set, not left to
+ * where the mapping happens to land.
+ */
+static char *map_buffers(uint64_t len, int huge)
+{
+	uint64_t n = huge ? (len + THP_SIZE - 1) / THP_SIZE * THP_SIZE : len;
+	char *m;
+
+	m = mmap(NULL, n + (huge ? THP_SIZE : 0), PROT_READ | PROT_WRITE,
+		 MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	if (m == MAP_FAILED)
+		bench_die("mmap", errno);
+	if (huge)
+		m = (char *)(((uintptr_t)m + THP_SIZE - 1) & ~(uintptr_t)(THP_SIZE - 1));
+	if (madvise(m, n, huge ? MADV_HUGEPAGE : MADV_NOHUGEPAGE))
+		bench_die("madvise", errno);
+	return m;
+}
+
+/* Print how much of the @len bytes at @m huge pages back (smaps). */
+static void report_backing(const char *m, uint64_t len, int huge)
+{
+	unsigned long long start, end, kb, thp = 0;
+	char line[256];
+	int in = 0;
+	FILE *f = fopen("/proc/self/smaps", "r");
+
+	while (f && fgets(line, sizeof(line), f)) {
+		if (sscanf(line, "%llx-%llx ", &start, &end) == 2)
+			in = start <= (uintptr_t)m && (uintptr_t)m < end;
+		else if (in && sscanf(line, "AnonHugePages: %llu kB", &kb) == 1)
+			thp += kb;
+	}
+	if (f)
+		fclose(f);
+	printf("user buffers: %s pages asked for, %llu of %llu KiB in huge pages\n",
+	       huge ? "huge" : "4 KiB", thp, (unsigned long long)(len / KIB));
+	if (huge && thp * KIB < len / 2)
+		printf("*** few huge pages: transparent huge pages off or memory fragmented ***\n");
+}
+
 /* A 4 KiB copy of direction @k against memcpy(), when 4 KiB was measured. */
 static void report_page(int k, const double *ratio)
 {
@@ -421,6 +476,7 @@ static void report_page(int k, const double *ratio)
 int main(int argc, char **argv)
 {
 	int rounds = argc > 2 ? atoi(argv[2]) : 21;
+	int huge = argc > 6 && !strcmp(argv[6], "huge");
 	const char *size_arg = argc > 3 ? argv[3] : DEFAULT_SIZES;
 	long calls = argc > 4 ? atol(argv[4]) : 2000;
 	struct neuron_ioctl_mem_alloc_v2 alloc = { .dram_channel = 0, .mem_handle = &handle };
@@ -436,11 +492,15 @@ int main(int argc, char **argv)
 	int r, k, b;
 	char *map;
 
+	if (argc > 6 && strcmp(argv[6], "4k") && strcmp(argv[6], "huge"))
+		rounds = 0;
 	if (argc < 2 || rounds < 1 || calls < 1 || parse_sizes(size_arg)) {
-		fprintf(stderr, "usage: %s INDEX [ROUNDS [SIZES [CALLS [COPY_BENCH]]]]\n"
+		fprintf(stderr, "usage: %s INDEX [ROUNDS [SIZES [CALLS [COPY_BENCH [PAGES]]]]]\n"
 			"  SIZES: comma-separated, K/M/G suffixes, at most %d, default %s\n"
 			"  COPY_BENCH: the simulator's copy_bench file, default " COPY_BENCH
-			", - for none\n", argv[0], MAX_SIZES, DEFAULT_SIZES, "INDEX");
+			", - for none\n"
+			"  PAGES: what backs the user buffers, 4k (the default) or huge\n",
+			argv[0], MAX_SIZES, DEFAULT_SIZES, "INDEX");
 		return 2;
 	}
 	nrounds = rounds;
@@ -474,15 +534,13 @@ int main(int argc, char **argv)
 	 */
 	span = (alloc.size + page - 1) / page;
 	gap = (span + 2) | 1;
-	map = mmap(NULL, (gap + span + 1) * page, PROT_READ | PROT_WRITE,
-		   MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
-	if (map == MAP_FAILED)
-		bench_die("mmap", errno);
+	map = map_buffers((gap + span + 1) * page, huge);
 	src = map;
 	dst = map + gap * page + DST_SKEW;
 	/* Fault both buffers in. */
 	memset(src, 0x5a, alloc.size);
 	memset(dst, 0, alloc.size);
+	report_backing(map, (gap + span + 1) * page, huge);
 	for (k = 0; k < NKINDS; k++)
 		for (s = 0; s < nsizes; s++)
 			byte_t[k][s] = samples(rounds);
