@@ -488,6 +488,7 @@ void nsim_dev_debugfs_add(struct nsim_dev *sd)
 	debugfs_create_file("copy_bench", 0600, sd->ddir, sd, &nsim_copy_bench_fops);
 	debugfs_create_u32("dma_errors", 0400, sd->ddir, &sd->dma_errors);
 	debugfs_create_u64("dma_descs", 0400, sd->ddir, &sd->dma_descs);
+	debugfs_create_u64("dma_barriers", 0400, sd->ddir, &sd->dma_barriers);
 	debugfs_create_u64("dma_bytes", 0400, sd->ddir, &sd->dma_bytes);
 	debugfs_create_file("dma_doorbells", 0400, sd->ddir, sd, &nsim_doorbells_fops);
 	debugfs_create_file("semaphores", 0600, sd->ddir, sd, &nsim_sems_fops);

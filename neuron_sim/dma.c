@@ -570,6 +570,8 @@ static void __nsim_dma_run_queue(struct nsim_dev *sd, struct nsim_dma_engine *e,
 		sdone = s->pos == slen ||
 			(mdone && (le32_to_cpu(md->ctrl) & NEURON_UDMA_DESC_LAST));
 		if (mdone) {
+			if (le32_to_cpu(md->meta) & NEURON_UDMA_META_WR_BARRIER)
+				sd->dma_barriers++;
 			nsim_dma_advance(m, mc.size);
 			mc.have = false;
 			sd->dma_descs++;

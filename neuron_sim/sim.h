@@ -303,6 +303,7 @@ static inline unsigned int nsim_sem_blocks(const struct nsim_gen *gen)
  *	it has run them, and its busy queues ignore software resets meanwhile
  * @dma_errors: engine errors so far (debugfs)
  * @dma_descs: descriptors executed so far (debugfs)
+ * @dma_barriers: of those, M2S descriptors with the write barrier (debugfs)
  * @dma_bytes: bytes copied so far (debugfs)
  * @pod_dma_reads: descriptors that read a neighbour window (pod.c; debugfs)
  * @bench_size: bytes of the last copy_bench run, negative into the device (debugfs)
@@ -359,6 +360,7 @@ struct nsim_dev {
 	bool dma_busy_after_disable;
 	u32 dma_errors;
 	u64 dma_descs;
+	u64 dma_barriers;
 	u64 dma_bytes;
 	u64 pod_dma_reads;
 	s64 bench_size;

@@ -748,6 +748,23 @@ static int neuron_dma_user_bounced(struct neuron_dma *dma, struct neuron_mem_chu
 }
 
 /*
+ * Options of segment @i (@sg, @descs descriptors) of @sgt, about to be
+ * queued on @ch: the write barrier on the last data descriptor before a
+ * doorbell, which the segment is when it is the last or the next one will
+ * not fit.  Not on every segment: on hardware a barrier holds the engine
+ * until its writes so far are done, and a pinned buffer of 4 KiB pages is
+ * hundreds of segments.
+ */
+static unsigned int neuron_dma_seg_flags(struct neuron_dma_chan *ch, struct sg_table *sgt,
+					 struct scatterlist *sg, unsigned int i, u32 descs)
+{
+	if (i + 1 >= sgt->nents ||
+	    descs + neuron_udma_desc_count(sg_dma_len(sg_next(sg))) > neuron_dma_room(ch))
+		return NEURON_UDMA_COPY_WR_BARRIER;
+	return 0;
+}
+
+/*
  * Zero-copy: pin up to NEURON_DMA_PIN_PAGES pages of the user buffer at a
  * time, map them for the device, then take a channel and let its engine
  * move the bytes.  Pinning may fault, and a fault may take as long as user
@@ -824,14 +841,17 @@ static int neuron_dma_user_pinned(struct neuron_dma *dma, struct neuron_mem_chun
 		ch->use[0] = mc;
 		for_each_sgtable_dma_sg(&sgt, sg, i) {
 			u64 seg = sg_dma_address(sg) | host, len = sg_dma_len(sg);
+			u32 descs = neuron_udma_desc_count(len);
+			unsigned int flags;
 
-			if (neuron_udma_desc_count(len) > neuron_dma_room(ch)) {
+			if (descs > neuron_dma_room(ch)) {
 				ret = neuron_dma_run(ch, 0);
 				if (ret)
 					break;
 			}
+			flags = neuron_dma_seg_flags(ch, &sgt, sg, i, descs);
 			ret = neuron_dma_queue_copy(ch, to_chunk ? seg : dst, to_chunk ? dst : seg,
-						    len, NEURON_UDMA_COPY_WR_BARRIER);
+						    len, flags);
 			if (ret) {
 				neuron_dma_chan_recover(ch);
 				break;
