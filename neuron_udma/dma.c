@@ -48,6 +48,7 @@
 #include <linux/sizes.h>
 #include <linux/slab.h>
 #include <linux/uaccess.h>
+#include <linux/userfaultfd_k.h>
 
 #include <kunit/visibility.h>
 #include <neuron/compat.h>
@@ -888,6 +889,55 @@ next:
 }
 
 /**
+ * neuron_dma_user_readable() - whether a whole user buffer can be read
+ * @buf: the buffer, in the current address space
+ * @size: its bytes
+ *
+ * For a copy into a chunk that does not read the whole buffer before the
+ * chunk changes: a bad buffer must fail before.  Faulting every page in
+ * reads the buffer once more (a tenth of a 4 MiB copy's time in the
+ * simulator).  Private anonymous memory in readable mappings can always be
+ * read, short of memory to read it into, so a buffer of such memory only
+ * needs its mappings checked; any other (files, shared memory, mappings
+ * that are not readable, userfaultfd) is faulted in, as is a buffer of a
+ * few pages, for which that costs less than taking the mmap lock.
+ *
+ * Return: 0, -EFAULT, or -EINTR when a fatal signal came first.
+ */
+int neuron_dma_user_readable(const void __user *buf, u64 size)
+{
+	struct mm_struct *mm = current->mm;
+	unsigned long addr = (uintptr_t)buf, end;
+	struct vm_area_struct *vma;
+	bool fault_in = false;
+	int ret = 0;
+
+	if (size <= NEURON_DMA_TOUCH_MAX)
+		return fault_in_readable(buf, size) ? -EFAULT : 0;
+	if (check_add_overflow(addr, (unsigned long)size, &end) || !mm)
+		return -EFAULT;
+	if (mmap_read_lock_killable(mm))
+		return -EINTR;
+	while (addr < end) {
+		vma = vma_lookup(mm, addr);
+		if (!vma) {
+			ret = -EFAULT;
+			break;
+		}
+		if (!(vma->vm_flags & VM_READ) || !vma_is_anonymous(vma) ||
+		    userfaultfd_armed(vma)) {
+			fault_in = true;
+			break;
+		}
+		addr = vma->vm_end;
+	}
+	mmap_read_unlock(mm);
+	if (fault_in && fault_in_readable(buf, size))
+		ret = -EFAULT;
+	return ret;
+}
+
+/**
  * neuron_dma_user_copy() - copy between a user buffer and a chunk
  * @nd: the device
  * @mc: the chunk (a reference the caller holds)
@@ -898,9 +948,9 @@ next:
  *
  * A bad buffer fails before the chunk changes: a copy in one piece reads
  * (or pins) all of it before the engine starts, and a copy into the chunk
- * in more pieces faults the whole buffer in first.
+ * in more pieces checks the whole buffer first (neuron_dma_user_readable()).
  *
- * Return: as neuron_dma_copy(), or -EFAULT.
+ * Return: as neuron_dma_copy(), -EFAULT, or -EINTR.
  */
 int neuron_dma_user_copy(struct neuron_device *nd, struct neuron_mem_chunk *mc, u64 off,
 			 void __user *buf, u64 size, bool to_chunk)
@@ -916,9 +966,11 @@ int neuron_dma_user_copy(struct neuron_device *nd, struct neuron_mem_chunk *mc, 
 	ret = neuron_dma_cpu_user(nd, mc, off, buf, size, to_chunk);
 	if (ret != -EOPNOTSUPP)
 		return ret;
-	if (to_chunk && size > (u64)NEURON_DMA_PIN_PAGES * PAGE_SIZE - offset_in_page(buf) &&
-	    fault_in_readable(buf, size))
-		return -EFAULT;
+	if (to_chunk && size > (u64)NEURON_DMA_PIN_PAGES * PAGE_SIZE - offset_in_page(buf)) {
+		ret = neuron_dma_user_readable(buf, size);
+		if (ret)
+			return ret;
+	}
 	if (size <= NEURON_DMA_BOUNCE_MAX)
 		return neuron_dma_user_bounce(neuron_dma_of(nd), mc, neuron_dma_pa(mc, off), buf,
 					      size, to_chunk);

@@ -41,6 +41,8 @@ struct mm_struct;
 #define NEURON_DMA_BOUNCE_MAX	SZ_4K
 /* Pages of a user buffer pinned at a time by a zero-copy transfer. */
 #define NEURON_DMA_PIN_PAGES	512
+/* User buffers up to this size are checked by touching each page. */
+#define NEURON_DMA_TOUCH_MAX	(16 * PAGE_SIZE)
 /* Largest threshold of the CPU copies (dma_cpu.c), in bytes. */
 #define NEURON_DMA_CPU_LIMIT	SZ_64K
 /* Largest ring of a user queue, and most descriptors one upload carries. */
@@ -416,6 +418,7 @@ int neuron_dma_memset(struct neuron_device *nd, struct neuron_mem_chunk *mc, u64
 		      u64 size);
 int neuron_dma_user_copy(struct neuron_device *nd, struct neuron_mem_chunk *mc, u64 off,
 			 void __user *buf, u64 size, bool to_chunk);
+int neuron_dma_user_readable(const void __user *buf, u64 size);
 int neuron_dma_copy_async(struct neuron_device *nd, struct neuron_dma_async *as,
 			  struct neuron_mem_chunk *src, u64 src_off,
 			  struct neuron_mem_chunk *dst, u64 dst_off, u64 size, u32 pwait,

@@ -78,7 +78,7 @@ struct neuron_zc_req {
  *
  * A host chunk is copied by the CPU, a device chunk by the engine.  A bad
  * buffer fails before the chunk changes (barring a racing munmap by the
- * caller itself).
+ * caller itself, or no memory left for the buffer's pages).
  *
  * Return: 0, -EFAULT, or as neuron_dma_user_copy().
  */
@@ -90,8 +90,10 @@ int neuron_mem_buf_copy(struct neuron_device *nd, struct neuron_mem_chunk *mc,
 	if (mc->location != NEURON_MEM_HOST)
 		return neuron_dma_user_copy(nd, mc, offset, buf, size, to_chunk);
 	if (to_chunk) {
-		if (fault_in_readable(buf, size))
-			return -EFAULT;
+		int ret = neuron_dma_user_readable(buf, size);
+
+		if (ret)
+			return ret;
 		return copy_from_user(mc->va + offset, buf, size) ? -EFAULT : 0;
 	}
 	return copy_to_user(buf, mc->va + offset, size) ? -EFAULT : 0;

@@ -2463,6 +2463,69 @@ TEST_F_TIMEOUT(dma, barriers, 300)
 	check_counts(_metadata, self->index, &self->start, "after the barrier test");
 }
 
+/*
+ * A copy into a chunk in more than one piece of pinned pages (2 MiB)
+ * checks the whole buffer before the chunk changes: by its mappings where
+ * it is private anonymous memory, by faulting it in otherwise.  Bad only
+ * at its end, in each kind of memory: -EFAULT and the chunk unchanged.
+ * Good across two mappings: copied.  Device and host chunks.
+ */
+TEST_F_TIMEOUT(dma, big_bad_buffers, 300)
+{
+	const size_t len = 3 * MIB + 5 * pg, n = len / pg;
+	unsigned char *buf;
+	struct tchunk c;
+	int host, fd;
+
+	for (host = 0; host < 2; host++) {
+		tc_new(_metadata, self, &c, host, len, 0);
+		/* Anonymous memory, its last page not readable, then not there. */
+		buf = holey(n, 0);
+		ASSERT_NE(NULL, buf);
+		EXPECT_EQ(-EFAULT, buf_copy(self->fd, 1, c.h, buf, len, 0, 1))
+			TH_LOG("%s chunk, the last page not readable", c.name);
+		ASSERT_EQ(0, munmap(buf + len - pg, pg));
+		EXPECT_EQ(-EFAULT, buf_copy(self->fd, 0, c.h, buf + 1, len - 1, 1, 1))
+			TH_LOG("%s chunk, the last page not mapped", c.name);
+		/* Two mappings (the second one read-only), then nothing. */
+		ASSERT_EQ(0, mprotect(buf + MIB, len - MIB - pg, PROT_READ));
+		EXPECT_EQ(-EFAULT, buf_copy(self->fd, 1, c.h, buf, len, 0, 1))
+			TH_LOG("%s chunk, two mappings, then nothing", c.name);
+		ASSERT_EQ(0, munmap(buf, len - pg));
+		/* Shared memory, its last page past the end of its file. */
+		fd = memfd_create("big_bad_buffers", 0);
+		ASSERT_LE(0, fd);
+		ASSERT_EQ(0, ftruncate(fd, len));
+		buf = mmap(NULL, len, RW, MAP_SHARED, fd, 0);
+		ASSERT_NE(MAP_FAILED, buf);
+		memset(buf, 0x5c, len);
+		ASSERT_EQ(0, ftruncate(fd, len - pg));
+		EXPECT_EQ(-EFAULT, buf_copy(self->fd, 1, c.h, buf, len, 0, 1))
+			TH_LOG("%s chunk, shared memory past the end of its file", c.name);
+		tc_check(_metadata, self, &c, "after copies from bad buffers");
+		/* The part within the file is good. */
+		EXPECT_EQ(0, buf_copy(self->fd, 1, c.h, buf, len - pg, 0, 1))
+			TH_LOG("%s chunk, shared memory", c.name);
+		memset(c.shadow, 0x5c, len - pg);
+		ASSERT_EQ(0, munmap(buf, len));
+		ASSERT_EQ(0, close(fd));
+		tc_check(_metadata, self, &c, "after a copy from shared memory");
+
+		/* Anonymous memory in two mappings, all there. */
+		buf = mmap(NULL, len, RW, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+		ASSERT_NE(MAP_FAILED, buf);
+		rnd_fill(buf, len);
+		ASSERT_EQ(0, mprotect(buf + MIB, len - MIB, PROT_READ));
+		EXPECT_EQ(0, buf_copy(self->fd, 1, c.h, buf + 3, len - 3, 3, 1))
+			TH_LOG("%s chunk, two mappings", c.name);
+		memcpy(c.shadow + 3, buf + 3, len - 3);
+		ASSERT_EQ(0, munmap(buf, len));
+		tc_check(_metadata, self, &c, "after a copy from two mappings");
+		tc_free(_metadata, self, &c);
+	}
+	check_counts(_metadata, self->index, &self->start, "after the big bad buffers");
+}
+
 /* MEMSET and MEMSET64 on device and host chunks; the value's low byte only. */
 TEST_F_TIMEOUT(dma, memset, 300)
 {
