@@ -308,7 +308,15 @@ static const struct neuron_plane neuron_tel_plane = {
 
 static int __init neuron_tel_init(void)
 {
-	return neuron_plane_register(&neuron_tel_plane);
+	int ret;
+
+	ret = neuron_tel_sysfs_init();
+	if (ret)
+		return ret;
+	ret = neuron_plane_register(&neuron_tel_plane);
+	if (ret)
+		neuron_tel_sysfs_exit();
+	return ret;
 }
 module_init(neuron_tel_init);
 
@@ -317,6 +325,7 @@ static void __exit neuron_tel_exit(void)
 	neuron_plane_unregister(&neuron_tel_plane);
 	/* info/notify_delay is -1 again at the next load. */
 	neuron_stats_notify_enable(false);
+	neuron_tel_sysfs_exit();
 }
 module_exit(neuron_tel_exit);
 

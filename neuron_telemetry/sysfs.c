@@ -19,16 +19,23 @@
  *
  * The counters are neuron_core's (include/neuron/stats.h): this file only
  * presents them, so the tree can go with the module and come back with
- * it without losing a count.  Each directory is a kobject of this file
- * (struct neuron_tel_node) that knows its device, core and counter.  The
- * tree is built when the device is published to the plane and torn down,
- * children first, when the plane lets the device go; kernfs waits for
- * readers and writers in a file before its removal returns, so no show or
- * store runs on a node that is gone.
+ * it without losing a count.  A directory with subdirectories is a
+ * kobject of this file (struct neuron_tel_node) that knows its device and
+ * core; a counter's directory is a named attribute group of its parent,
+ * whose files know the counter and field (struct neuron_tel_counter_attr,
+ * built once at load for every device).  A Trn2's tree is about a thousand
+ * kernfs nodes, and a kobject for each of its four hundred counters cost
+ * a fifth of the tree's time.  The tree is built when the device is
+ * published to the plane and torn down, children first, when the plane
+ * lets the device go; kernfs waits for readers and writers in a file
+ * before its removal returns, so no show or store runs on a node that is
+ * gone.
  *
  * With info/notify_delay 0, every change of a counter wakes pollers of its
  * files (kernfs_notify(), which any context may call: the core calls the
- * listener with its statistics spinlock held).
+ * listener with its statistics spinlock held).  The files' kernfs nodes
+ * are looked up when notifications are first turned on, not with every
+ * tree.
  */
 
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
@@ -57,8 +64,14 @@
  * (neuron_stats_notify_enable()) that follows it.
  */
 static int neuron_tel_notify_delay = -1;
-/* Serialises writers of neuron_tel_notify_delay and the core's switch that follows it. */
+/*
+ * Serialises writers of neuron_tel_notify_delay and the core's switch that
+ * follows it; protects neuron_tel_trees and the lookup of each tree's
+ * files (&neuron_tel_sysfs.files).
+ */
 static DEFINE_MUTEX(neuron_tel_notify_lock);
+/* Every complete tree (&neuron_tel_sysfs.link). */
+static LIST_HEAD(neuron_tel_trees);
 
 /* MiscRAM words firmware reports ECC counts in. */
 #define TEL_MISC_SRAM_ECC	0x40
@@ -76,42 +89,76 @@ static DEFINE_MUTEX(neuron_tel_notify_lock);
 #define TEL_REPAIR_DONE		2
 
 /**
- * struct neuron_tel_node - one directory of the tree
- * @kobj: its kobject; its type says which files it has
+ * struct neuron_tel_node - a directory of the tree that is a kobject
+ * @kobj: its kobject
  * @link: entry in &neuron_tel_sysfs.nodes, newest first
  * @td: the plane's device state
  * @nc: the core it belongs to, or NEURON_STATS_DEVICE
- * @id: for a counter, the counter (include/neuron/stats.h)
- * @kn: for a counter, its files (a reference each), for notifications
  */
 struct neuron_tel_node {
 	struct kobject kobj;
 	struct list_head link;
 	struct neuron_tel_dev *td;
 	int nc;
-	unsigned int id;
+};
+
+/**
+ * struct neuron_tel_core_dirs - the parents of a core's counters
+ * @status: stats/status
+ * @mem: stats/memory_usage (host_mem)
+ * @devmem: stats/memory_usage/device_mem (itself and its categories)
+ * @other: stats/other_info
+ */
+struct neuron_tel_core_dirs {
+	struct kobject *status;
+	struct kobject *mem;
+	struct kobject *devmem;
+	struct kobject *other;
+};
+
+/**
+ * struct neuron_tel_files - a counter's files, for notifications
+ * @kn: total, present and, where the counter has one, peak (a reference
+ *	each, or NULL)
+ */
+struct neuron_tel_files {
 	struct kernfs_node *kn[NEURON_STAT_FIELDS];
 };
 
 /**
  * struct neuron_tel_sysfs - the tree of one device
- * @nodes: every directory, newest first (children before their parent)
- * @host: the device-level counters' directories
- * @nc: the per-core counters' directories (NULL for absent cores)
+ * @nodes: every kobject directory, newest first (children before their parent)
+ * @link: entry in neuron_tel_trees once complete
+ * @listed: @link is in neuron_tel_trees
+ * @host: stats/memory_usage/host_mem, the device-level counters' parent
+ * @core: the parents of each core's counters (NULLs for absent cores)
+ * @files: the counters' files, by tel_slot(), once looked up (under
+ *	neuron_tel_notify_lock; read by the listener); or NULL
  * @ncs: cores with a directory (below NEURON_STATS_MAX_NC)
  * @notify_file: info/notify_delay was added
  *
- * Changed only by the plane's callbacks, serialised per device; the
- * arrays are read by the notification listener, registered only once
- * they are complete and unregistered before they go.
+ * Changed only by the plane's callbacks, serialised per device, but for
+ * @files; the notification listener is registered only once the tree is
+ * complete and unregistered before it goes.
  */
 struct neuron_tel_sysfs {
 	struct list_head nodes;
-	struct neuron_tel_node *host[NEURON_STATS_HOST_CATS];
-	struct neuron_tel_node *nc[NEURON_STATS_MAX_NC][NEURON_STATS_NC_COUNT];
+	struct list_head link;
+	bool listed;
+	struct kobject *host;
+	struct neuron_tel_core_dirs core[NEURON_STATS_MAX_NC];
+	struct neuron_tel_files *files;
 	unsigned int ncs;
 	bool notify_file;
 };
+
+/* Where counter @id of core @nc (or the device) is in &neuron_tel_sysfs.files. */
+static unsigned int tel_slot(int nc, unsigned int id)
+{
+	if (nc == NEURON_STATS_DEVICE)
+		return id;
+	return NEURON_STATS_HOST_CATS + nc * NEURON_STATS_NC_COUNT + id;
+}
 
 static struct neuron_tel_node *to_node(struct kobject *kobj)
 {
@@ -126,31 +173,34 @@ static void neuron_tel_node_release(struct kobject *kobj)
 /* Counters: total, present and peak, or total and present. */
 
 /**
- * struct neuron_tel_field_attr - a file of a counter
+ * struct neuron_tel_counter_attr - a file of a counter
  * @attr: the file
- * @field: the counter's field it shows
+ * @id: the counter (enum neuron_stats_nc_id, or enum neuron_stats_host_cat)
+ * @field: which of its fields the file shows
  */
-struct neuron_tel_field_attr {
+struct neuron_tel_counter_attr {
 	struct kobj_attribute attr;
+	unsigned int id;
 	enum neuron_stat_field field;
 };
 
-static enum neuron_stat_field to_field(struct kobj_attribute *a)
+static const struct neuron_tel_counter_attr *to_counter(struct kobj_attribute *a)
 {
-	return container_of(a, struct neuron_tel_field_attr, attr)->field;
+	return container_of(a, struct neuron_tel_counter_attr, attr);
 }
 
 static ssize_t counter_show(struct kobject *kobj, struct kobj_attribute *a, char *buf)
 {
+	const struct neuron_tel_counter_attr *ca = to_counter(a);
 	struct neuron_tel_node *n = to_node(kobj);
 	struct neuron_stat s;
 	u64 v;
 	int ret;
 
-	ret = neuron_stats_read(n->td->nd, n->nc, n->id, &s);
+	ret = neuron_stats_read(n->td->nd, n->nc, ca->id, &s);
 	if (ret)
 		return ret;
-	switch (to_field(a)) {
+	switch (ca->field) {
 	case NEURON_STAT_TOTAL:
 		v = s.total;
 		break;
@@ -168,44 +218,147 @@ static ssize_t counter_show(struct kobject *kobj, struct kobj_attribute *a, char
 static ssize_t counter_store(struct kobject *kobj, struct kobj_attribute *a, const char *buf,
 			     size_t count)
 {
+	const struct neuron_tel_counter_attr *ca = to_counter(a);
 	struct neuron_tel_node *n = to_node(kobj);
 	int ret;
 
-	ret = neuron_stats_clear(n->td->nd, n->nc, n->id, to_field(a));
+	ret = neuron_stats_clear(n->td->nd, n->nc, ca->id, ca->field);
 	return ret ? ret : count;
 }
 
-#define TEL_FIELD_ATTR(_name, _field) \
-	static struct neuron_tel_field_attr tel_attr_##_name = { \
-		.attr = __ATTR(_name, 0644, counter_show, counter_store), \
-		.field = (_field), \
-	}
-
-TEL_FIELD_ATTR(total, NEURON_STAT_TOTAL);
-TEL_FIELD_ATTR(present, NEURON_STAT_PRESENT);
-TEL_FIELD_ATTR(peak, NEURON_STAT_PEAK);
-
-/* The names of the files, by field (for notifications). */
+/* The names of the files, by field. */
 static const char *const neuron_tel_field_names[NEURON_STAT_FIELDS] = {
 	[NEURON_STAT_TOTAL] = "total",
 	[NEURON_STAT_PRESENT] = "present",
 	[NEURON_STAT_PEAK] = "peak",
 };
 
-static struct attribute *counter3_attrs[] = {
-	&tel_attr_total.attr.attr,
-	&tel_attr_present.attr.attr,
-	&tel_attr_peak.attr.attr,
-	NULL
+/**
+ * struct neuron_tel_counters - a list of counters as attribute groups,
+ *	one directory each (or, unnamed, one counter's files in its parent)
+ * @groups: the groups, NULL-terminated, for sysfs_create_groups()
+ * @group: the groups
+ * @attrs: each group's files, NULL-terminated
+ * @files: the files
+ *
+ * Built at load, for every device: a file finds its device and core
+ * through its directory's parent kobject.
+ */
+struct neuron_tel_counters {
+	const struct attribute_group **groups;
+	struct attribute_group *group;
+	struct attribute **attrs;
+	struct neuron_tel_counter_attr *files;
 };
-ATTRIBUTE_GROUPS(counter3);
 
-static struct attribute *counter2_attrs[] = {
-	&tel_attr_total.attr.attr,
-	&tel_attr_present.attr.attr,
-	NULL
-};
-ATTRIBUTE_GROUPS(counter2);
+static void tel_counters_free(struct neuron_tel_counters *c)
+{
+	if (!c)
+		return;
+	kfree(c->files);
+	kfree(c->attrs);
+	kfree(c->group);
+	kfree(c->groups);
+	kfree(c);
+}
+
+/*
+ * Counters @first to @first + @count - 1, in directories @names (or, with
+ * @names NULL and @count 1, in the parent itself), with a peak file or not.
+ */
+static struct neuron_tel_counters *tel_counters_new(const char *const *names, unsigned int count,
+						    unsigned int first, bool peak)
+{
+	unsigned int nf = peak ? NEURON_STAT_FIELDS : NEURON_STAT_PEAK, i, f;
+	struct neuron_tel_counters *c;
+
+	c = kzalloc(sizeof(*c), GFP_KERNEL);
+	if (!c)
+		return NULL;
+	c->groups = kcalloc(count + 1, sizeof(*c->groups), GFP_KERNEL);
+	c->group = kcalloc(count, sizeof(*c->group), GFP_KERNEL);
+	c->attrs = kcalloc(count * (nf + 1), sizeof(*c->attrs), GFP_KERNEL);
+	c->files = kcalloc(count * nf, sizeof(*c->files), GFP_KERNEL);
+	if (!c->groups || !c->group || !c->attrs || !c->files) {
+		tel_counters_free(c);
+		return NULL;
+	}
+	for (i = 0; i < count; i++) {
+		struct attribute **attrs = &c->attrs[i * (nf + 1)];
+
+		for (f = 0; f < nf; f++) {
+			struct neuron_tel_counter_attr *ca = &c->files[i * nf + f];
+
+			sysfs_attr_init(&ca->attr.attr);
+			ca->attr.attr.name = neuron_tel_field_names[f];
+			ca->attr.attr.mode = 0644;
+			ca->attr.show = counter_show;
+			ca->attr.store = counter_store;
+			ca->id = first + i;
+			ca->field = f;
+			attrs[f] = &ca->attr.attr;
+		}
+		c->group[i].name = names ? names[i] : NULL;
+		c->group[i].attrs = attrs;
+		c->groups[i] = &c->group[i];
+	}
+	return c;
+}
+
+/* The counters' groups, by parent directory; built at load. */
+static struct neuron_tel_counters *tel_host_cats;	/* stats/memory_usage/host_mem */
+static struct neuron_tel_counters *tel_nc_status;	/* neuron_core<k>/stats/status */
+static struct neuron_tel_counters *tel_nc_other;	/* .../stats/other_info */
+static struct neuron_tel_counters *tel_nc_host;		/* .../stats/memory_usage */
+static struct neuron_tel_counters *tel_nc_dev;		/* .../memory_usage/device_mem */
+static struct neuron_tel_counters *tel_nc_dev_cats;	/* its categories */
+
+static const char *const tel_host_mem_name[] = { "host_mem" };
+
+/**
+ * neuron_tel_sysfs_init() - build the counters' files, shared by every tree
+ *
+ * Return: 0 or -ENOMEM.
+ */
+int neuron_tel_sysfs_init(void)
+{
+	tel_host_cats = tel_counters_new(neuron_stats_host_names, NEURON_STATS_HOST_CATS, 0, true);
+	tel_nc_status = tel_counters_new(neuron_stats_status_names, NEURON_STATS_STATUSES,
+					 NEURON_STATS_NC_STATUS, false);
+	tel_nc_other = tel_counters_new(neuron_stats_other_names, NEURON_STATS_OTHERS,
+					NEURON_STATS_NC_OTHER, false);
+	tel_nc_host = tel_counters_new(tel_host_mem_name, 1, NEURON_STATS_NC_HOST_MEM, true);
+	tel_nc_dev = tel_counters_new(NULL, 1, NEURON_STATS_NC_DEVICE_MEM, true);
+	tel_nc_dev_cats = tel_counters_new(neuron_stats_dev_names, NEURON_STATS_DEV_CATS,
+					   NEURON_STATS_NC_DEV_CAT, true);
+	if (!tel_host_cats || !tel_nc_status || !tel_nc_other || !tel_nc_host || !tel_nc_dev ||
+	    !tel_nc_dev_cats) {
+		neuron_tel_sysfs_exit();
+		return -ENOMEM;
+	}
+	return 0;
+}
+
+/**
+ * neuron_tel_sysfs_exit() - free what neuron_tel_sysfs_init() built
+ *
+ * Once no tree is left.
+ */
+void neuron_tel_sysfs_exit(void)
+{
+	tel_counters_free(tel_nc_dev_cats);
+	tel_counters_free(tel_nc_dev);
+	tel_counters_free(tel_nc_host);
+	tel_counters_free(tel_nc_other);
+	tel_counters_free(tel_nc_status);
+	tel_counters_free(tel_host_cats);
+	tel_nc_dev_cats = NULL;
+	tel_nc_dev = NULL;
+	tel_nc_host = NULL;
+	tel_nc_other = NULL;
+	tel_nc_status = NULL;
+	tel_host_cats = NULL;
+}
 
 /*
  * The other files show what they show and ignore writes, as every file of
@@ -430,6 +583,89 @@ static struct attribute *tensor_attrs[] = {
 };
 ATTRIBUTE_GROUPS(tensor);
 
+/* Look up @nf files of a counter: in directory @dir of @parent, or in @parent with @dir NULL. */
+static void tel_files_find(struct kobject *parent, const char *dir, unsigned int nf,
+			   struct kernfs_node **kn)
+{
+	struct kernfs_node *d = parent->sd;
+	unsigned int f;
+
+	if (dir) {
+		d = sysfs_get_dirent(parent->sd, dir);
+		if (!d)
+			return;
+	}
+	for (f = 0; f < nf; f++)
+		kn[f] = sysfs_get_dirent(d, neuron_tel_field_names[f]);
+	if (dir)
+		sysfs_put(d);
+}
+
+/* Look up the files of counters @c (their first at @slot) under @parent. */
+static void tel_counters_find(struct kobject *parent, const struct neuron_tel_counters *c,
+			      unsigned int count, unsigned int nf, struct neuron_tel_files *files)
+{
+	unsigned int i;
+
+	for (i = 0; i < count; i++)
+		tel_files_find(parent, c->group[i].name, nf, files[i].kn);
+}
+
+/* Drop the references of @ts's files and forget them. */
+static void tel_files_put(struct neuron_tel_sysfs *ts)
+{
+	unsigned int i, f, n = tel_slot(ts->ncs, 0);
+
+	if (!ts->files)
+		return;
+	for (i = 0; i < n; i++)
+		for (f = 0; f < NEURON_STAT_FIELDS; f++)
+			sysfs_put(ts->files[i].kn[f]);
+	kfree(ts->files);
+	ts->files = NULL;
+}
+
+/*
+ * Look up the files of @ts's counters, for notifications, unless done
+ * already; without memory, its counters notify no one (and the log says
+ * so).  Called with neuron_tel_notify_lock held, on a complete tree.
+ */
+static void tel_files_lookup(struct neuron_tel_sysfs *ts)
+{
+	const unsigned int p3 = NEURON_STAT_FIELDS, p2 = NEURON_STAT_PEAK;
+	struct neuron_tel_files *kn;
+	unsigned int nc;
+
+	lockdep_assert_held(&neuron_tel_notify_lock);
+	if (ts->files)
+		return;
+	kn = kcalloc(tel_slot(ts->ncs, 0), sizeof(*kn), GFP_KERNEL);
+	if (!kn) {
+		pr_warn("no memory for counter notifications\n");
+		return;
+	}
+	tel_counters_find(ts->host, tel_host_cats, NEURON_STATS_HOST_CATS, p3,
+			  &kn[tel_slot(NEURON_STATS_DEVICE, 0)]);
+	for (nc = 0; nc < ts->ncs; nc++) {
+		const struct neuron_tel_core_dirs *d = &ts->core[nc];
+
+		if (!d->status)
+			continue;
+		tel_counters_find(d->mem, tel_nc_host, 1, p3,
+				  &kn[tel_slot(nc, NEURON_STATS_NC_HOST_MEM)]);
+		tel_counters_find(d->devmem, tel_nc_dev, 1, p3,
+				  &kn[tel_slot(nc, NEURON_STATS_NC_DEVICE_MEM)]);
+		tel_counters_find(d->devmem, tel_nc_dev_cats, NEURON_STATS_DEV_CATS, p3,
+				  &kn[tel_slot(nc, NEURON_STATS_NC_DEV_CAT)]);
+		tel_counters_find(d->status, tel_nc_status, NEURON_STATS_STATUSES, p2,
+				  &kn[tel_slot(nc, NEURON_STATS_NC_STATUS)]);
+		tel_counters_find(d->other, tel_nc_other, NEURON_STATS_OTHERS, p2,
+				  &kn[tel_slot(nc, NEURON_STATS_NC_OTHER)]);
+	}
+	/* The listener reads the files only once they are all there. */
+	smp_store_release(&ts->files, kn);
+}
+
 /* info/notify_delay, on the core's info/ directory. */
 static ssize_t notify_delay_show(struct kobject *kobj, struct kobj_attribute *a, char *buf)
 {
@@ -439,6 +675,7 @@ static ssize_t notify_delay_show(struct kobject *kobj, struct kobj_attribute *a,
 static ssize_t notify_delay_store(struct kobject *kobj, struct kobj_attribute *a,
 				  const char *buf, size_t count)
 {
+	struct neuron_tel_sysfs *ts;
 	int v, ret;
 
 	ret = kstrtoint(buf, 10, &v);
@@ -448,6 +685,9 @@ static ssize_t notify_delay_store(struct kobject *kobj, struct kobj_attribute *a
 		return -EINVAL;
 	/* No call on each counter update while no one asked for notifications. */
 	mutex_lock(&neuron_tel_notify_lock);
+	if (!v)
+		list_for_each_entry(ts, &neuron_tel_trees, link)
+			tel_files_lookup(ts);
 	WRITE_ONCE(neuron_tel_notify_delay, v);
 	neuron_stats_notify_enable(!v);
 	mutex_unlock(&neuron_tel_notify_lock);
@@ -457,26 +697,14 @@ static ssize_t notify_delay_store(struct kobject *kobj, struct kobj_attribute *a
 static struct kobj_attribute tel_attr_notify_delay =
 	__ATTR(notify_delay, 0644, notify_delay_show, notify_delay_store);
 
-/* The kinds of directory: by the files they have. */
-#define TEL_KTYPE(_name, _groups) \
-	static const struct kobj_type _name = { \
-		.release = neuron_tel_node_release, \
-		.sysfs_ops = &kobj_sysfs_ops, \
-		.default_groups = (_groups), \
-	}
+static const struct kobj_type tel_dir_ktype = {
+	.release = neuron_tel_node_release,
+	.sysfs_ops = &kobj_sysfs_ops,
+};
 
-TEL_KTYPE(tel_dir_ktype, NULL);
-TEL_KTYPE(tel_counter3_ktype, counter3_groups);
-TEL_KTYPE(tel_counter2_ktype, counter2_groups);
-TEL_KTYPE(tel_hardware_ktype, hardware_groups);
-TEL_KTYPE(tel_power_ktype, power_groups);
-TEL_KTYPE(tel_arch_ktype, arch_groups);
-TEL_KTYPE(tel_tensor_ktype, tensor_groups);
-
-/* Add directory @name under @parent; an ERR_PTR() on failure. */
-static struct neuron_tel_node *tel_node_add(struct neuron_tel_dev *td, struct kobject *parent,
-					    const struct kobj_type *kt, int nc, unsigned int id,
-					    const char *name)
+/* Add directory @name under @parent, with the files of @groups (if any); ERR_PTR() on failure. */
+static struct kobject *tel_node_add(struct neuron_tel_dev *td, struct kobject *parent, int nc,
+				    const char *name, const struct attribute_group **groups)
 {
 	struct neuron_tel_node *n;
 	int ret;
@@ -486,150 +714,108 @@ static struct neuron_tel_node *tel_node_add(struct neuron_tel_dev *td, struct ko
 		return ERR_PTR(-ENOMEM);
 	n->td = td;
 	n->nc = nc;
-	n->id = id;
-	ret = kobject_init_and_add(&n->kobj, kt, parent, "%s", name);
+	ret = kobject_init_and_add(&n->kobj, &tel_dir_ktype, parent, "%s", name);
 	if (ret) {
 		kobject_put(&n->kobj);
 		return ERR_PTR(ret);
 	}
+	/* From here on the teardown removes it, with what groups it has. */
 	list_add(&n->link, &td->sysfs->nodes);
-	return n;
-}
-
-/* Add counter @id of core @nc (or the device) as directory @name under @parent. */
-static struct neuron_tel_node *tel_counter_add(struct neuron_tel_dev *td, struct kobject *parent,
-					       const char *name, int nc, unsigned int id,
-					       bool peak)
-{
-	struct neuron_tel_sysfs *ts = td->sysfs;
-	struct neuron_tel_node *n;
-	unsigned int f;
-
-	n = tel_node_add(td, parent, peak ? &tel_counter3_ktype : &tel_counter2_ktype, nc, id,
-			 name);
-	if (IS_ERR(n))
-		return n;
-	for (f = 0; f < (peak ? NEURON_STAT_FIELDS : NEURON_STAT_PEAK); f++)
-		n->kn[f] = sysfs_get_dirent(n->kobj.sd, neuron_tel_field_names[f]);
-	if (nc == NEURON_STATS_DEVICE)
-		ts->host[id] = n;
-	else
-		ts->nc[nc][id] = n;
-	return n;
-}
-
-/* Add a list of counters of core @nc, from @first on, under a new directory @name. */
-static int tel_counters_add(struct neuron_tel_dev *td, struct kobject *parent, const char *name,
-			    int nc, unsigned int first, const char *const *names,
-			    unsigned int count, bool peak)
-{
-	struct neuron_tel_node *dir, *n;
-	unsigned int i;
-
-	dir = tel_node_add(td, parent, &tel_dir_ktype, nc, 0, name);
-	if (IS_ERR(dir))
-		return PTR_ERR(dir);
-	for (i = 0; i < count; i++) {
-		n = tel_counter_add(td, &dir->kobj, names[i], nc, first + i, peak);
-		if (IS_ERR(n))
-			return PTR_ERR(n);
+	if (groups) {
+		ret = sysfs_create_groups(&n->kobj, groups);
+		if (ret)
+			return ERR_PTR(ret);
 	}
-	return 0;
+	return &n->kobj;
 }
 
 /* neuron_core<nc>/ and everything under it. */
 static int tel_core_add(struct neuron_tel_dev *td, struct kobject *parent, unsigned int nc)
 {
-	struct neuron_tel_node *core, *info, *stats, *mem, *n;
+	struct neuron_tel_core_dirs *d = &td->sysfs->core[nc];
+	struct kobject *core, *info, *stats, *k;
 	char name[24];
-	unsigned int i;
 	int ret;
 
 	snprintf(name, sizeof(name), "neuron_core%u", nc);
-	core = tel_node_add(td, parent, &tel_dir_ktype, nc, 0, name);
+	core = tel_node_add(td, parent, nc, name, NULL);
 	if (IS_ERR(core))
 		return PTR_ERR(core);
-	info = tel_node_add(td, &core->kobj, &tel_dir_ktype, nc, 0, "info");
+	info = tel_node_add(td, core, nc, "info", NULL);
 	if (IS_ERR(info))
 		return PTR_ERR(info);
-	n = tel_node_add(td, &info->kobj, &tel_arch_ktype, nc, 0, "architecture");
-	if (IS_ERR(n))
-		return PTR_ERR(n);
-	stats = tel_node_add(td, &core->kobj, &tel_dir_ktype, nc, 0, "stats");
+	k = tel_node_add(td, info, nc, "architecture", arch_groups);
+	if (IS_ERR(k))
+		return PTR_ERR(k);
+	stats = tel_node_add(td, core, nc, "stats", NULL);
 	if (IS_ERR(stats))
 		return PTR_ERR(stats);
-	ret = tel_counters_add(td, &stats->kobj, "status", nc, NEURON_STATS_NC_STATUS,
-			       neuron_stats_status_names, NEURON_STATS_STATUSES, false);
+	k = tel_node_add(td, stats, nc, "status", tel_nc_status->groups);
+	if (IS_ERR(k))
+		return PTR_ERR(k);
+	d->status = k;
+	k = tel_node_add(td, stats, nc, "memory_usage", tel_nc_host->groups);
+	if (IS_ERR(k))
+		return PTR_ERR(k);
+	d->mem = k;
+	k = tel_node_add(td, d->mem, nc, "device_mem", tel_nc_dev->groups);
+	if (IS_ERR(k))
+		return PTR_ERR(k);
+	d->devmem = k;
+	ret = sysfs_create_groups(k, tel_nc_dev_cats->groups);
 	if (ret)
 		return ret;
-	mem = tel_node_add(td, &stats->kobj, &tel_dir_ktype, nc, 0, "memory_usage");
-	if (IS_ERR(mem))
-		return PTR_ERR(mem);
-	n = tel_counter_add(td, &mem->kobj, "host_mem", nc, NEURON_STATS_NC_HOST_MEM, true);
-	if (IS_ERR(n))
-		return PTR_ERR(n);
-	n = tel_counter_add(td, &mem->kobj, "device_mem", nc, NEURON_STATS_NC_DEVICE_MEM, true);
-	if (IS_ERR(n))
-		return PTR_ERR(n);
-	for (i = 0; i < NEURON_STATS_DEV_CATS; i++) {
-		struct neuron_tel_node *c;
-
-		c = tel_counter_add(td, &n->kobj, neuron_stats_dev_names[i], nc,
-				    NEURON_STATS_NC_DEV_CAT + i, true);
-		if (IS_ERR(c))
-			return PTR_ERR(c);
-	}
-	ret = tel_counters_add(td, &stats->kobj, "other_info", nc, NEURON_STATS_NC_OTHER,
-			       neuron_stats_other_names, NEURON_STATS_OTHERS, false);
-	if (ret)
-		return ret;
-	n = tel_node_add(td, &stats->kobj, &tel_tensor_ktype, nc, 0, "tensor_engine");
-	return PTR_ERR_OR_ZERO(n);
+	k = tel_node_add(td, stats, nc, "other_info", tel_nc_other->groups);
+	if (IS_ERR(k))
+		return PTR_ERR(k);
+	d->other = k;
+	k = tel_node_add(td, stats, nc, "tensor_engine", tensor_groups);
+	return PTR_ERR_OR_ZERO(k);
 }
 
 /* The device-level part: stats/ and what is under it. */
 static int tel_device_add(struct neuron_tel_dev *td, struct kobject *parent)
 {
-	struct neuron_tel_node *stats, *mem, *n;
-	int ret;
+	const int dev = NEURON_STATS_DEVICE;
+	struct kobject *stats, *mem, *k;
 
-	stats = tel_node_add(td, parent, &tel_dir_ktype, NEURON_STATS_DEVICE, 0, "stats");
+	stats = tel_node_add(td, parent, dev, "stats", NULL);
 	if (IS_ERR(stats))
 		return PTR_ERR(stats);
-	mem = tel_node_add(td, &stats->kobj, &tel_dir_ktype, NEURON_STATS_DEVICE, 0,
-			   "memory_usage");
+	mem = tel_node_add(td, stats, dev, "memory_usage", NULL);
 	if (IS_ERR(mem))
 		return PTR_ERR(mem);
-	ret = tel_counters_add(td, &mem->kobj, "host_mem", NEURON_STATS_DEVICE, 0,
-			       neuron_stats_host_names, NEURON_STATS_HOST_CATS, true);
-	if (ret)
-		return ret;
-	n = tel_node_add(td, &stats->kobj, &tel_hardware_ktype, NEURON_STATS_DEVICE, 0,
-			 "hardware");
-	if (IS_ERR(n))
-		return PTR_ERR(n);
-	n = tel_node_add(td, &stats->kobj, &tel_power_ktype, NEURON_STATS_DEVICE, 0, "power");
-	return PTR_ERR_OR_ZERO(n);
+	k = tel_node_add(td, mem, dev, "host_mem", tel_host_cats->groups);
+	if (IS_ERR(k))
+		return PTR_ERR(k);
+	td->sysfs->host = k;
+	k = tel_node_add(td, stats, dev, "hardware", hardware_groups);
+	if (IS_ERR(k))
+		return PTR_ERR(k);
+	k = tel_node_add(td, stats, dev, "power", power_groups);
+	return PTR_ERR_OR_ZERO(k);
 }
 
 /* The core's listener: wake pollers of the counter's files. */
 static void neuron_tel_notify(void *ctx, int nc, unsigned int id)
 {
 	struct neuron_tel_sysfs *ts = ctx;
-	struct neuron_tel_node *n = NULL;
+	struct neuron_tel_files *files;
 	unsigned int f;
 
 	if (READ_ONCE(neuron_tel_notify_delay))
 		return;
-	if (nc == NEURON_STATS_DEVICE && id < NEURON_STATS_HOST_CATS)
-		n = ts->host[id];
-	else if (nc >= 0 && nc < ts->ncs && id < NEURON_STATS_NC_COUNT)
-		n = ts->nc[nc][id];
-	if (!n)
+	/* NULL until notifications were turned on while the tree was there. */
+	files = smp_load_acquire(&ts->files);
+	if (!files)
 		return;
+	if (nc == NEURON_STATS_DEVICE ? id >= NEURON_STATS_HOST_CATS :
+	    nc < 0 || nc >= ts->ncs || id >= NEURON_STATS_NC_COUNT)
+		return;
+	files += tel_slot(nc, id);
 	for (f = 0; f < NEURON_STAT_FIELDS; f++)
-		if (n->kn[f])
-			kernfs_notify(n->kn[f]);
+		if (files->kn[f])
+			kernfs_notify(files->kn[f]);
 }
 
 /**
@@ -642,20 +828,25 @@ void neuron_tel_sysfs_remove(struct neuron_tel_dev *td)
 {
 	struct neuron_tel_sysfs *ts = td->sysfs;
 	struct neuron_tel_node *n, *tmp;
-	unsigned int f;
 
 	if (!ts)
 		return;
-	/* No notification after this: the nodes may go. */
+	/*
+	 * Out of the list first, not around the removal of notify_delay
+	 * below: that waits for a writer of the file, which takes the lock.
+	 */
+	mutex_lock(&neuron_tel_notify_lock);
+	if (ts->listed)
+		list_del(&ts->link);
+	mutex_unlock(&neuron_tel_notify_lock);
+	/* No notification after this: the files may go. */
 	neuron_stats_set_notify(td->nd, NULL, NULL);
+	tel_files_put(ts);
 	if (ts->notify_file)
 		sysfs_remove_file(neuron_device_info_kobj(td->nd), &tel_attr_notify_delay.attr);
 	/* Children first: the list is newest first. */
-	list_for_each_entry(n, &ts->nodes, link) {
-		for (f = 0; f < NEURON_STAT_FIELDS; f++)
-			kernfs_put(n->kn[f]);
+	list_for_each_entry(n, &ts->nodes, link)
 		kobject_del(&n->kobj);
-	}
 	list_for_each_entry_safe(n, tmp, &ts->nodes, link) {
 		list_del(&n->link);
 		kobject_put(&n->kobj);
@@ -702,6 +893,12 @@ void neuron_tel_sysfs_add(struct neuron_tel_dev *td)
 			ret = tel_core_add(td, dev, nc);
 	if (ret)
 		goto err_tree;
+	mutex_lock(&neuron_tel_notify_lock);
+	list_add(&ts->link, &neuron_tel_trees);
+	ts->listed = true;
+	if (!READ_ONCE(neuron_tel_notify_delay))
+		tel_files_lookup(ts);
+	mutex_unlock(&neuron_tel_notify_lock);
 	neuron_stats_set_notify(td->nd, neuron_tel_notify, ts);
 	return;
 

@@ -71,6 +71,8 @@ struct neuron_tel_power_stats {
 };
 
 /* sysfs.c: the statistics tree, built at publish and removed at detach. */
+int neuron_tel_sysfs_init(void);
+void neuron_tel_sysfs_exit(void);
 void neuron_tel_sysfs_add(struct neuron_tel_dev *td);
 void neuron_tel_sysfs_remove(struct neuron_tel_dev *td);
 

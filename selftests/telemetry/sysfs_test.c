@@ -1171,6 +1171,56 @@ TEST_F_TIMEOUT(one, files, 120)
 	notify_delay_wakes_poll(_metadata, self->fd, self->dev);
 }
 
+/*
+ * A tree built while notify_delay is 0 already notifies: a second device,
+ * a Trn1, added then.  Its device-level and per-core counters wake their
+ * pollers; the first device's do not wake for the second's changes.
+ */
+TEST_F_TIMEOUT(one, files_notify_new_device, 120)
+{
+	char path[256], buf[32], dev2[96];
+	int fd2, pdev, pnc, pold;
+	__u64 h = 0;
+
+	snprintf(path, sizeof(path), "%s/info/notify_delay", self->dev);
+	ASSERT_EQ(0, nt_write(path, "0"));
+	ASSERT_EQ(0, nt_sim_add(DEV + 1, "v2"));
+	ASSERT_STREQ("ready", nt_sim_settle(DEV + 1, buf, sizeof(buf), SETTLE_MS));
+	ASSERT_EQ(0, nt_read(buf, sizeof(buf), SIM_BUS "/devices/neuron_sim%d/index", DEV + 1));
+	snprintf(dev2, sizeof(dev2), CLASS_DIR "/neuron%d", atoi(buf));
+	fd2 = open_node(atoi(buf), O_RDWR);
+	ASSERT_LE(0, fd2);
+
+	snprintf(path, sizeof(path), "%s/stats/memory_usage/host_mem/tensors/total", dev2);
+	pdev = open(path, O_RDONLY);
+	snprintf(path, sizeof(path),
+		 "%s/neuron_core1/stats/memory_usage/device_mem/tensors/present", dev2);
+	pnc = open(path, O_RDONLY);
+	snprintf(path, sizeof(path),
+		 "%s/neuron_core1/stats/memory_usage/device_mem/tensors/present", self->dev);
+	pold = open(path, O_RDONLY);
+	ASSERT_LE(0, pdev);
+	ASSERT_LE(0, pnc);
+	ASSERT_LE(0, pold);
+	rearm(pdev);
+	rearm(pnc);
+	rearm(pold);
+
+	ASSERT_EQ(0, alloc_typed(fd2, 1, 0, NEURON_MEMALLOC_TYPE_TENSORS_HOST, PG, &h));
+	EXPECT_EQ(1, woke(pdev, 5000)) TH_LOG("device-level host_mem/tensors");
+	ASSERT_EQ(0, mem_free(fd2, h));
+	ASSERT_EQ(0, alloc_typed(fd2, 0, 1, NEURON_MEMALLOC_TYPE_TENSORS_DEVICE, PG, &h));
+	EXPECT_EQ(1, woke(pnc, 5000)) TH_LOG("neuron_core1 device_mem/tensors");
+	EXPECT_EQ(0, woke(pold, 300)) TH_LOG("the other device's file woke");
+	ASSERT_EQ(0, mem_free(fd2, h));
+
+	close(pold);
+	close(pnc);
+	close(pdev);
+	close(fd2);
+	EXPECT_EQ(0, nt_sim_del(DEV + 1));
+}
+
 /* ------------------------------------------------------------------ */
 /* Unload and reload                                                   */
 /* ------------------------------------------------------------------ */
