@@ -1211,6 +1211,22 @@ u32 neuron_mem_cpu_max(struct neuron_device *nd, bool to_dev)
 }
 EXPORT_SYMBOL_NS_GPL(neuron_mem_cpu_max, NEURON_NS);
 
+/*
+ * The BAR through which the CPU reaches [@off, @off + @len) of device chunk
+ * @mc, where the bus has the copy callback (@io); NULL where it has not
+ * or the BAR does not map it all.
+ */
+static const struct neuron_bar *neuron_mem_cpu_bar(struct neuron_mem_chunk *mc, u64 off,
+						   size_t len, bool io)
+{
+	struct neuron_device *nd = mc->nd;
+	const struct neuron_bar *bar = &nd->bars[nd->mem.bar];
+
+	if (!io || !bar->size || mc->bar_off + off + len > bar->size)
+		return NULL;
+	return bar;
+}
+
 /**
  * neuron_mem_cpu_io() - copy between kernel memory and a chunk with the CPU
  * @mc: the chunk (a reference the caller holds, and its device's usage lock)
@@ -1244,8 +1260,8 @@ int neuron_mem_cpu_io(struct neuron_mem_chunk *mc, u64 off, void *buf, size_t le
 			memcpy(buf, mc->va + off, len);
 		return 0;
 	}
-	bar = &nd->bars[nd->mem.bar];
-	if (!nd->bus.mem_io || !bar->size || mc->bar_off + off + len > bar->size)
+	bar = neuron_mem_cpu_bar(mc, off, len, !!nd->bus.mem_io);
+	if (!bar)
 		return -EOPNOTSUPP;
 	return nd->bus.mem_io(nd->bus.ctx, nd->mem.bar, bar, mc->bar_off + off, buf, len,
 			      to_chunk);
@@ -1281,9 +1297,8 @@ int neuron_mem_cpu_user_io(struct neuron_mem_chunk *mc, u64 off, void __user *ub
 
 	if (!neuron_mem_range_ok(mc, off, len))
 		return -EINVAL;
-	bar = &nd->bars[nd->mem.bar];
-	if (mc->location == NEURON_MEM_HOST || !nd->bus.mem_user_io || !bar->size ||
-	    mc->bar_off + off + len > bar->size)
+	bar = neuron_mem_cpu_bar(mc, off, len, !!nd->bus.mem_user_io);
+	if (mc->location == NEURON_MEM_HOST || !bar)
 		return -EOPNOTSUPP;
 	*done = 0;
 	return nd->bus.mem_user_io(nd->bus.ctx, nd->mem.bar, bar, mc->bar_off + off, ubuf, len,
