@@ -900,7 +900,10 @@ next:
  * read, short of memory to read it into, so a buffer of such memory only
  * needs its mappings checked; any other (files, shared memory, mappings
  * that are not readable, userfaultfd) is faulted in, as is a buffer of a
- * few pages, for which that costs less than taking the mmap lock.
+ * few pages, for which that costs less than taking the mmap lock.  The
+ * mappings cannot tell a guard region (MADV_GUARD_INSTALL, Linux 6.13):
+ * a buffer with one inside fails with -EFAULT once the pieces before it
+ * are copied.
  *
  * Return: 0, -EFAULT, or -EINTR when a fatal signal came first.
  */
