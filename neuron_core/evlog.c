@@ -47,7 +47,7 @@ struct neuron_evlog {
 	/*
 	 * Protects next and rec[]; taken in every file operation, briefly,
 	 * and only in process context, so without disabling interrupts (in
-	 * the VM, saving and restoring them cost a thirtieth of a 4 KiB copy).
+	 * the VM, saving and restoring them cost about 2 % of a 4 KiB copy).
 	 */
 	spinlock_t lock;
 	unsigned int next;

@@ -1173,13 +1173,14 @@ TEST_F_TIMEOUT(one, files, 120)
 
 /*
  * A tree built while notify_delay is 0 already notifies: a second device,
- * a Trn1, added then.  Its device-level and per-core counters wake their
- * pollers; the first device's do not wake for the second's changes.
+ * a Trn1, added then.  Its device-level and per-core counters (with a peak
+ * file, and without: other_info) wake their pollers; the first device's do
+ * not wake for the second's changes.
  */
 TEST_F_TIMEOUT(one, files_notify_new_device, 120)
 {
 	char path[256], buf[32], dev2[96];
-	int fd2, pdev, pnc, pold;
+	int fd2, pdev, pnc, pold, preq;
 	__u64 h = 0;
 
 	snprintf(path, sizeof(path), "%s/info/notify_delay", self->dev);
@@ -1199,12 +1200,17 @@ TEST_F_TIMEOUT(one, files_notify_new_device, 120)
 	snprintf(path, sizeof(path),
 		 "%s/neuron_core1/stats/memory_usage/device_mem/tensors/present", self->dev);
 	pold = open(path, O_RDONLY);
+	snprintf(path, sizeof(path), "%s/neuron_core0/stats/other_info/reset_req_count/total",
+		 dev2);
+	preq = open(path, O_RDONLY);
+	ASSERT_LE(0, preq);
 	ASSERT_LE(0, pdev);
 	ASSERT_LE(0, pnc);
 	ASSERT_LE(0, pold);
 	rearm(pdev);
 	rearm(pnc);
 	rearm(pold);
+	rearm(preq);
 
 	ASSERT_EQ(0, alloc_typed(fd2, 1, 0, NEURON_MEMALLOC_TYPE_TENSORS_HOST, PG, &h));
 	EXPECT_EQ(1, woke(pdev, 5000)) TH_LOG("device-level host_mem/tensors");
@@ -1213,7 +1219,10 @@ TEST_F_TIMEOUT(one, files_notify_new_device, 120)
 	EXPECT_EQ(1, woke(pnc, 5000)) TH_LOG("neuron_core1 device_mem/tensors");
 	EXPECT_EQ(0, woke(pold, 300)) TH_LOG("the other device's file woke");
 	ASSERT_EQ(0, mem_free(fd2, h));
+	ASSERT_EQ(0, reset_cores(fd2, 1));
+	EXPECT_EQ(1, woke(preq, 5000)) TH_LOG("neuron_core0 other_info/reset_req_count");
 
+	close(preq);
 	close(pold);
 	close(pnc);
 	close(pdev);
