@@ -103,18 +103,13 @@ struct neuron_tel_node {
 	int nc;
 };
 
-/**
- * struct neuron_tel_core_dirs - the parents of a core's counters
- * @status: stats/status
- * @mem: stats/memory_usage (host_mem)
- * @devmem: stats/memory_usage/device_mem (itself and its categories)
- * @other: stats/other_info
- */
-struct neuron_tel_core_dirs {
-	struct kobject *status;
-	struct kobject *mem;
-	struct kobject *devmem;
-	struct kobject *other;
+/* The parents of a core's counters, in &neuron_tel_sysfs.core. */
+enum tel_nc_dir {
+	TEL_NC_STATUS,		/* stats/status */
+	TEL_NC_MEM,		/* stats/memory_usage (host_mem) */
+	TEL_NC_DEVMEM,		/* .../device_mem (itself and its categories) */
+	TEL_NC_OTHER,		/* stats/other_info */
+	TEL_NC_DIRS
 };
 
 /**
@@ -132,7 +127,8 @@ struct neuron_tel_files {
  * @link: entry in neuron_tel_trees once complete
  * @listed: @link is in neuron_tel_trees
  * @host: stats/memory_usage/host_mem, the device-level counters' parent
- * @core: the parents of each core's counters (NULLs for absent cores)
+ * @core: the parents of each core's counters, by enum tel_nc_dir (NULLs
+ *	for absent cores)
  * @files: the counters' files, by tel_slot(), once looked up (under
  *	neuron_tel_notify_lock; read by the listener); or NULL
  * @ncs: cores with a directory (below NEURON_STATS_MAX_NC)
@@ -147,7 +143,7 @@ struct neuron_tel_sysfs {
 	struct list_head link;
 	bool listed;
 	struct kobject *host;
-	struct neuron_tel_core_dirs core[NEURON_STATS_MAX_NC];
+	struct kobject *core[NEURON_STATS_MAX_NC][TEL_NC_DIRS];
 	struct neuron_tel_files *files;
 	unsigned int ncs;
 	bool notify_file;
@@ -241,6 +237,9 @@ static const char *const neuron_tel_field_names[NEURON_STAT_FIELDS] = {
  * @group: the groups
  * @attrs: each group's files, NULL-terminated
  * @files: the files
+ * @count: counters (groups)
+ * @nf: files a counter has (with or without peak)
+ * @first: the first counter's id
  *
  * Built at load, for every device: a file finds its device and core
  * through its directory's parent kobject.
@@ -250,6 +249,9 @@ struct neuron_tel_counters {
 	struct attribute_group *group;
 	struct attribute **attrs;
 	struct neuron_tel_counter_attr *files;
+	unsigned int count;
+	unsigned int nf;
+	unsigned int first;
 };
 
 static void tel_counters_free(struct neuron_tel_counters *c)
@@ -284,6 +286,9 @@ static struct neuron_tel_counters *tel_counters_new(const char *const *names, un
 		tel_counters_free(c);
 		return NULL;
 	}
+	c->count = count;
+	c->nf = nf;
+	c->first = first;
 	for (i = 0; i < count; i++) {
 		struct attribute **attrs = &c->attrs[i * (nf + 1)];
 
@@ -602,14 +607,15 @@ static void tel_files_find(struct kobject *parent, const char *dir, unsigned int
 		sysfs_put(d);
 }
 
-/* Look up the files of counters @c (their first at @slot) under @parent. */
+/* Look up the files of counters @c of core @nc (or the device) under @parent, by tel_slot(). */
 static void tel_counters_find(struct kobject *parent, const struct neuron_tel_counters *c,
-			      unsigned int count, unsigned int nf, struct neuron_tel_files *files)
+			      int nc, struct neuron_tel_files *files)
 {
+	struct neuron_tel_files *cf = &files[tel_slot(nc, c->first)];
 	unsigned int i;
 
-	for (i = 0; i < count; i++)
-		tel_files_find(parent, c->group[i].name, nf, files[i].kn);
+	for (i = 0; i < c->count; i++)
+		tel_files_find(parent, c->group[i].name, c->nf, cf[i].kn);
 }
 
 /* Drop the references of @ts's files and forget them. */
@@ -633,9 +639,19 @@ static void tel_files_put(struct neuron_tel_sysfs *ts)
  */
 static void tel_files_lookup(struct neuron_tel_sysfs *ts)
 {
-	const unsigned int p3 = NEURON_STAT_FIELDS, p2 = NEURON_STAT_PEAK;
+	/* Each core's counters, by parent directory. */
+	static const struct {
+		enum tel_nc_dir dir;
+		struct neuron_tel_counters **c;
+	} lists[] = {
+		{ TEL_NC_MEM, &tel_nc_host },
+		{ TEL_NC_DEVMEM, &tel_nc_dev },
+		{ TEL_NC_DEVMEM, &tel_nc_dev_cats },
+		{ TEL_NC_STATUS, &tel_nc_status },
+		{ TEL_NC_OTHER, &tel_nc_other },
+	};
 	struct neuron_tel_files *kn;
-	unsigned int nc;
+	unsigned int nc, i;
 
 	lockdep_assert_held(&neuron_tel_notify_lock);
 	if (ts->files)
@@ -645,23 +661,13 @@ static void tel_files_lookup(struct neuron_tel_sysfs *ts)
 		pr_warn("no memory for counter notifications\n");
 		return;
 	}
-	tel_counters_find(ts->host, tel_host_cats, NEURON_STATS_HOST_CATS, p3,
-			  &kn[tel_slot(NEURON_STATS_DEVICE, 0)]);
+	tel_counters_find(ts->host, tel_host_cats, NEURON_STATS_DEVICE, kn);
 	for (nc = 0; nc < ts->ncs; nc++) {
-		const struct neuron_tel_core_dirs *d = &ts->core[nc];
-
-		if (!d->status)
+		/* Not a core of this device (the DHAL's map of cores). */
+		if (!ts->core[nc][TEL_NC_STATUS])
 			continue;
-		tel_counters_find(d->mem, tel_nc_host, 1, p3,
-				  &kn[tel_slot(nc, NEURON_STATS_NC_HOST_MEM)]);
-		tel_counters_find(d->devmem, tel_nc_dev, 1, p3,
-				  &kn[tel_slot(nc, NEURON_STATS_NC_DEVICE_MEM)]);
-		tel_counters_find(d->devmem, tel_nc_dev_cats, NEURON_STATS_DEV_CATS, p3,
-				  &kn[tel_slot(nc, NEURON_STATS_NC_DEV_CAT)]);
-		tel_counters_find(d->status, tel_nc_status, NEURON_STATS_STATUSES, p2,
-				  &kn[tel_slot(nc, NEURON_STATS_NC_STATUS)]);
-		tel_counters_find(d->other, tel_nc_other, NEURON_STATS_OTHERS, p2,
-				  &kn[tel_slot(nc, NEURON_STATS_NC_OTHER)]);
+		for (i = 0; i < ARRAY_SIZE(lists); i++)
+			tel_counters_find(ts->core[nc][lists[i].dir], *lists[i].c, nc, kn);
 	}
 	/* The listener reads the files only once they are all there. */
 	smp_store_release(&ts->files, kn);
@@ -733,7 +739,7 @@ static struct kobject *tel_node_add(struct neuron_tel_dev *td, struct kobject *p
 /* neuron_core<nc>/ and everything under it. */
 static int tel_core_add(struct neuron_tel_dev *td, struct kobject *parent, unsigned int nc)
 {
-	struct neuron_tel_core_dirs *d = &td->sysfs->core[nc];
+	struct kobject **d = td->sysfs->core[nc];
 	struct kobject *core, *info, *stats, *k;
 	char name[24];
 	int ret;
@@ -754,22 +760,22 @@ static int tel_core_add(struct neuron_tel_dev *td, struct kobject *parent, unsig
 	k = tel_node_add(td, stats, nc, "status", tel_nc_status->groups);
 	if (IS_ERR(k))
 		return PTR_ERR(k);
-	d->status = k;
+	d[TEL_NC_STATUS] = k;
 	k = tel_node_add(td, stats, nc, "memory_usage", tel_nc_host->groups);
 	if (IS_ERR(k))
 		return PTR_ERR(k);
-	d->mem = k;
-	k = tel_node_add(td, d->mem, nc, "device_mem", tel_nc_dev->groups);
+	d[TEL_NC_MEM] = k;
+	k = tel_node_add(td, k, nc, "device_mem", tel_nc_dev->groups);
 	if (IS_ERR(k))
 		return PTR_ERR(k);
-	d->devmem = k;
+	d[TEL_NC_DEVMEM] = k;
 	ret = sysfs_create_groups(k, tel_nc_dev_cats->groups);
 	if (ret)
 		return ret;
 	k = tel_node_add(td, stats, nc, "other_info", tel_nc_other->groups);
 	if (IS_ERR(k))
 		return PTR_ERR(k);
-	d->other = k;
+	d[TEL_NC_OTHER] = k;
 	k = tel_node_add(td, stats, nc, "tensor_engine", tensor_groups);
 	return PTR_ERR_OR_ZERO(k);
 }

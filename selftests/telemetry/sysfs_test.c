@@ -1174,13 +1174,14 @@ TEST_F_TIMEOUT(one, files, 120)
 /*
  * A tree built while notify_delay is 0 already notifies: a second device,
  * a Trn1, added then.  Its device-level and per-core counters (with a peak
- * file, and without: other_info) wake their pollers; the first device's do
- * not wake for the second's changes.
+ * file, and without: other_info and status) wake their pollers; the first
+ * device's do not wake for the second's changes.
  */
 TEST_F_TIMEOUT(one, files_notify_new_device, 120)
 {
 	char path[256], buf[32], dev2[96];
-	int fd2, pdev, pnc, pold, preq;
+	struct neuron_ioctl_neuron_ds_info rel = { .pid = 0 };
+	int fd2, pdev, pnc, pold, preq, pst;
 	__u64 h = 0;
 
 	snprintf(path, sizeof(path), "%s/info/notify_delay", self->dev);
@@ -1203,6 +1204,9 @@ TEST_F_TIMEOUT(one, files_notify_new_device, 120)
 	snprintf(path, sizeof(path), "%s/neuron_core0/stats/other_info/reset_req_count/total",
 		 dev2);
 	preq = open(path, O_RDONLY);
+	snprintf(path, sizeof(path), "%s/neuron_core1/stats/status/success/present", dev2);
+	pst = open(path, O_RDONLY);
+	ASSERT_LE(0, pst);
 	ASSERT_LE(0, preq);
 	ASSERT_LE(0, pdev);
 	ASSERT_LE(0, pnc);
@@ -1211,6 +1215,7 @@ TEST_F_TIMEOUT(one, files_notify_new_device, 120)
 	rearm(pnc);
 	rearm(pold);
 	rearm(preq);
+	rearm(pst);
 
 	ASSERT_EQ(0, alloc_typed(fd2, 1, 0, NEURON_MEMALLOC_TYPE_TENSORS_HOST, PG, &h));
 	EXPECT_EQ(1, woke(pdev, 5000)) TH_LOG("device-level host_mem/tensors");
@@ -1221,7 +1226,13 @@ TEST_F_TIMEOUT(one, files_notify_new_device, 120)
 	ASSERT_EQ(0, mem_free(fd2, h));
 	ASSERT_EQ(0, reset_cores(fd2, 1));
 	EXPECT_EQ(1, woke(preq, 5000)) TH_LOG("neuron_core0 other_info/reset_req_count");
+	/* A status counter: the datastore's counts land when it is released. */
+	ASSERT_EQ(0, nds_fill(fd2, 2, 1));
+	EXPECT_EQ(0, woke(pst, 300)) TH_LOG("status/success woke before the release");
+	ASSERT_EQ(0, xioctl(fd2, NEURON_IOCTL_RELEASE_NEURON_DS, &rel));
+	EXPECT_EQ(1, woke(pst, 5000)) TH_LOG("neuron_core1 status/success");
 
+	close(pst);
 	close(preq);
 	close(pold);
 	close(pnc);
