@@ -1297,8 +1297,10 @@ int neuron_mem_cpu_user_io(struct neuron_mem_chunk *mc, u64 off, void __user *ub
 
 	if (!neuron_mem_range_ok(mc, off, len))
 		return -EINVAL;
+	if (mc->location == NEURON_MEM_HOST)
+		return -EOPNOTSUPP;
 	bar = neuron_mem_cpu_bar(mc, off, len, !!nd->bus.mem_user_io);
-	if (mc->location == NEURON_MEM_HOST || !bar)
+	if (!bar)
 		return -EOPNOTSUPP;
 	*done = 0;
 	return nd->bus.mem_user_io(nd->bus.ctx, nd->mem.bar, bar, mc->bar_off + off, ubuf, len,
