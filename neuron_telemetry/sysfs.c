@@ -23,7 +23,7 @@
  * kobject of this file (struct neuron_tel_node) that knows its device and
  * core; a counter's directory is a named attribute group of its parent,
  * whose files know the counter and field (struct neuron_tel_counter_attr,
- * built once at load for every device).  A Trn2's tree is about a thousand
+ * built once at load for every device).  A Trn2's tree is about 1250
  * kernfs nodes; a kobject for each of its four hundred counters, and the
  * lookup of their files with every tree, made 64 devices come up a fifth
  * slower in the simulator.  The tree is built when the device is
