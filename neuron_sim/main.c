@@ -12,6 +12,7 @@
 
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 
+#include <kunit/visibility.h>
 #include <linux/device.h>
 #include <linux/dma-mapping.h>
 #include <linux/err.h>
@@ -59,8 +60,31 @@ module_param_cb(mem_size, &nsim_mem_size_ops, &nsim_mem_size, 0444);
 MODULE_PARM_DESC(mem_size,
 		 "Device memory (BAR 4) of each simulated device in bytes, a power of two from 1M to 1G (default: 64M)");
 
-static const struct nsim_gen nsim_gens[] = {
-	{
+/*
+ * Trn2 and Trn3 share the register map the simulator models: only their
+ * names, generations and PCI device ids differ.
+ */
+#define NSIM_GEN_V3_MAP(_name, _gen, _pci_device)	\
+	{						\
+		.name = _name,				\
+		.gen = _gen,				\
+		.pci_device = _pci_device,		\
+		.bar0_size = SZ_4G,			\
+		.misc_base = 0x06c84000,		\
+		.qemu_reset_reg = 0x06300010,		\
+		.csr_dev_base = 0x8000000000ULL,	\
+		.csr_dev_size = SZ_512M,		\
+		.nc_count = 8,				\
+		.nc_base = 0xd0000000,			\
+		.nc_stride = NSIM_NC_STRIDE,		\
+		.ts_count = 16,				\
+		.ts_base = 0xf0000000,			\
+		.ts_per_group = 8,			\
+		.ts_group_stride = 0x2800000,		\
+	}
+
+const struct nsim_gen nsim_gens[NSIM_GENS] = {
+	[NSIM_GEN_V2] = {
 		.name = "v2",
 		.gen = 2,
 		.pci_device = 0x7164,
@@ -76,52 +100,21 @@ static const struct nsim_gen nsim_gens[] = {
 		.ts_base = 0x10000000,
 		.ts_per_group = 6,
 	},
-	{
-		.name = "v3",
-		.gen = 3,
-		.pci_device = 0x7364,
-		.bar0_size = SZ_4G,
-		.misc_base = 0x06c84000,
-		.qemu_reset_reg = 0x06300010,
-		.csr_dev_base = 0x8000000000ULL,
-		.csr_dev_size = SZ_512M,
-		.nc_count = 8,
-		.nc_base = 0xd0000000,
-		.nc_stride = NSIM_NC_STRIDE,
-		.ts_count = 16,
-		.ts_base = 0xf0000000,
-		.ts_per_group = 8,
-		.ts_group_stride = 0x2800000,
-	},
-	{
-		.name = "v4",
-		.gen = 4,
-		.pci_device = 0x7564,
-		.bar0_size = SZ_4G,
-		.misc_base = 0x06c84000,
-		.qemu_reset_reg = 0x06300010,
-		.csr_dev_base = 0x8000000000ULL,
-		.csr_dev_size = SZ_512M,
-		.nc_count = 8,
-		.nc_base = 0xd0000000,
-		.nc_stride = NSIM_NC_STRIDE,
-		.ts_count = 16,
-		.ts_base = 0xf0000000,
-		.ts_per_group = 8,
-		.ts_group_stride = 0x2800000,
-	},
+	[NSIM_GEN_V3] = NSIM_GEN_V3_MAP("v3", 3, 0x7364),
+	[NSIM_GEN_V4] = NSIM_GEN_V3_MAP("v4", 4, 0x7564),
 };
+EXPORT_SYMBOL_IF_KUNIT(nsim_gens);
 
 /* PCI device ids new_device accepts, with their generation. */
 static const struct {
 	u16 device;
 	const struct nsim_gen *gen;
 } nsim_pci_ids[] = {
-	{ 0x7164, &nsim_gens[0] },
-	{ 0x7264, &nsim_gens[0] },
-	{ 0x7364, &nsim_gens[1] },
-	{ 0x7564, &nsim_gens[2] },
-	{ 0x7565, &nsim_gens[2] },
+	{ 0x7164, &nsim_gens[NSIM_GEN_V2] },
+	{ 0x7264, &nsim_gens[NSIM_GEN_V2] },
+	{ 0x7364, &nsim_gens[NSIM_GEN_V3] },
+	{ 0x7564, &nsim_gens[NSIM_GEN_V4] },
+	{ 0x7565, &nsim_gens[NSIM_GEN_V4] },
 };
 
 /*

@@ -196,6 +196,17 @@ struct nsim_gen {
 	u64 csr_dev_size;
 };
 
+/* The simulated generations, indices of nsim_gens[]. */
+enum nsim_gen_id {
+	NSIM_GEN_V2,
+	NSIM_GEN_V3,
+	NSIM_GEN_V4,
+	NSIM_GENS
+};
+
+/* Every generation new_device accepts (main.c). */
+extern const struct nsim_gen nsim_gens[NSIM_GENS];
+
 /* Posted metrics blobs the simulator keeps (debugfs metrics_posted). */
 #define NSIM_METRICS_LOG	16
 #define NSIM_METRICS_MAX	128

@@ -77,7 +77,7 @@ static int sim_test_init(struct kunit *test)
 	c = kunit_kzalloc(test, sizeof(*c), GFP_KERNEL);
 	KUNIT_ASSERT_NOT_NULL(test, c);
 	test->priv = c;
-	nsim_kunit_dma_dev(test, &nsim_kunit_gen_v3, 63, "neuron_sim_kunit", &c->sd, &c->bar4);
+	nsim_kunit_dma_dev(test, &nsim_gens[NSIM_GEN_V3], 63, "neuron_sim_kunit", &c->sd, &c->bar4);
 	nsim_kunit_host_buf(test, c->sd, BUF_SIZE, &c->buf, &c->dma);
 
 	kunit_activate_static_stub(test, neuron_udma_rd, sim_rd);

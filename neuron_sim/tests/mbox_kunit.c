@@ -59,7 +59,7 @@ static u32 mbox_req(struct nsim_dev *sd, u8 seq, u8 cmd, const void *payload, u3
 
 static void sim_mbox_commands(struct kunit *test)
 {
-	struct nsim_dev *sd = nsim_kunit_regs_dev(test, &nsim_kunit_gen_v3, 61);
+	struct nsim_dev *sd = nsim_kunit_regs_dev(test, &nsim_gens[NSIM_GEN_V3], 61);
 	struct neuron_fw_perf_req set = { .profile = 2 };
 	u8 get[1] = { NEURON_FW_DATA_PERF_PROFILE };
 	u8 avail[3] = { NEURON_FW_DATA_AVAIL_PROFILES, NEURON_FW_PROFILES_HBM_7200, 0 };
@@ -101,7 +101,7 @@ static void sim_mbox_commands(struct kunit *test)
 
 static void sim_mbox_crc(struct kunit *test)
 {
-	struct nsim_dev *sd = nsim_kunit_regs_dev(test, &nsim_kunit_gen_v2, 61);
+	struct nsim_dev *sd = nsim_kunit_regs_dev(test, &nsim_gens[NSIM_GEN_V2], 61);
 	u8 feat = 1, out[32];
 
 	KUNIT_EXPECT_EQ(test, mbox_req(sd, 1, NEURON_FW_CMD_SET_FEATURE, &feat, 1, true, out),
@@ -115,7 +115,7 @@ static void sim_mbox_crc(struct kunit *test)
 
 static void sim_mbox_faults(struct kunit *test)
 {
-	struct nsim_dev *sd = nsim_kunit_regs_dev(test, &nsim_kunit_gen_v3, 61);
+	struct nsim_dev *sd = nsim_kunit_regs_dev(test, &nsim_gens[NSIM_GEN_V3], 61);
 	u8 feat = 1, out[32];
 
 	sd->mbox.silent = true;

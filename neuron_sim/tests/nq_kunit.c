@@ -46,7 +46,8 @@ static int nq_test_init(struct kunit *test)
 	c = kunit_kzalloc(test, sizeof(*c), GFP_KERNEL);
 	KUNIT_ASSERT_NOT_NULL(test, c);
 	test->priv = c;
-	nsim_kunit_dma_dev(test, &nsim_kunit_gen_v3, 61, "neuron_sim_nq_kunit", &c->sd, &c->bar4);
+	nsim_kunit_dma_dev(test, &nsim_gens[NSIM_GEN_V3], 61, "neuron_sim_nq_kunit", &c->sd,
+			   &c->bar4);
 	nsim_kunit_host_buf(test, c->sd, PAGE_SIZE, &c->buf, &c->dma);
 	return 0;
 }

@@ -10,43 +10,6 @@
 
 #include "nsim_kunit.h"
 
-/* The simulator's v2, as main.c describes it. */
-const struct nsim_gen nsim_kunit_gen_v2 = {
-	.name = "v2",
-	.gen = 2,
-	.pci_device = 0x7164,
-	.bar0_size = SZ_1G,
-	.misc_base = 0x30fa0000,
-	.qemu_reset_reg = 0x30647010,
-	.csr_dev_base = 0xfffc0000000ULL,
-	.csr_dev_size = SZ_1G,
-	.nc_count = 2,
-	.nc_base = 0,
-	.nc_stride = NSIM_NC_STRIDE,
-	.ts_count = 6,
-	.ts_base = 0x10000000,
-	.ts_per_group = 6,
-};
-
-/* The simulator's v3, as main.c describes it. */
-const struct nsim_gen nsim_kunit_gen_v3 = {
-	.name = "v3",
-	.gen = 3,
-	.pci_device = 0x7364,
-	.bar0_size = SZ_4G,
-	.misc_base = 0x06c84000,
-	.qemu_reset_reg = 0x06300010,
-	.csr_dev_base = 0x8000000000ULL,
-	.csr_dev_size = SZ_512M,
-	.nc_count = 8,
-	.nc_base = 0xd0000000,
-	.nc_stride = NSIM_NC_STRIDE,
-	.ts_count = 16,
-	.ts_base = 0xf0000000,
-	.ts_per_group = 8,
-	.ts_group_stride = 0x2800000,
-};
-
 /* A device of generation @gen with id and routing id @id and 1 MiB of device memory. */
 static struct nsim_dev *nsim_kunit_alloc(struct kunit *test, const struct nsim_gen *gen,
 					 unsigned int id)

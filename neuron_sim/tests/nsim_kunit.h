@@ -1,9 +1,9 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
- * Shared by the neuron_sim KUnit suites: the generations they simulate and
- * simulated devices built by hand, with no core device, either bare (the
- * register model only) or with a struct device that host memory is mapped
- * for with the DMA API, as the driver does.
+ * Shared by the neuron_sim KUnit suites: simulated devices of the module's
+ * own generations (nsim_gens[]) built by hand, with no core device, either
+ * bare (the register model only) or with a struct device that host memory
+ * is mapped for with the DMA API, as the driver does.
  */
 #ifndef _NSIM_KUNIT_H
 #define _NSIM_KUNIT_H
@@ -12,9 +12,6 @@
 #include <linux/types.h>
 
 #include "../sim.h"
-
-extern const struct nsim_gen nsim_kunit_gen_v2;
-extern const struct nsim_gen nsim_kunit_gen_v3;
 
 struct nsim_dev *nsim_kunit_regs_dev(struct kunit *test, const struct nsim_gen *gen,
 				     unsigned int id);

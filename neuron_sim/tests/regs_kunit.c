@@ -62,7 +62,7 @@ static void expect_sem(struct kunit *test, struct nsim_dev *sd, unsigned int nc,
 
 static void sim_sem_views(struct kunit *test)
 {
-	const struct nsim_gen *gens[] = { &nsim_kunit_gen_v2, &nsim_kunit_gen_v3 };
+	const struct nsim_gen *gens[] = { &nsim_gens[NSIM_GEN_V2], &nsim_gens[NSIM_GEN_V3] };
 	const struct nsim_gen *gen;
 	struct nsim_dev *sd;
 	unsigned int g, nc;
@@ -94,7 +94,7 @@ static void sim_sem_views(struct kunit *test)
 
 static void sim_sem_wrap(struct kunit *test)
 {
-	struct nsim_dev *sd = regs_dev(test, &nsim_kunit_gen_v3);
+	struct nsim_dev *sd = regs_dev(test, &nsim_gens[NSIM_GEN_V3]);
 	const struct nsim_gen *gen = sd->gen;
 
 	wr(sd, sem_off(gen, 7, NSIM_SEM_SET, 9), 0x7fffffff);
@@ -119,7 +119,7 @@ static void sim_sem_wrap(struct kunit *test)
 
 static void sim_events(struct kunit *test)
 {
-	struct nsim_dev *sd = regs_dev(test, &nsim_kunit_gen_v3);
+	struct nsim_dev *sd = regs_dev(test, &nsim_gens[NSIM_GEN_V3]);
 	const struct nsim_gen *gen = sd->gen;
 	u64 ev = nsim_event_off(gen, 5, 200);
 
@@ -145,7 +145,7 @@ static void sim_events(struct kunit *test)
 /* Offsets next to the semaphore views, and past the last core, are plain RAM. */
 static void sim_sem_bounds(struct kunit *test)
 {
-	struct nsim_dev *sd = regs_dev(test, &nsim_kunit_gen_v2);
+	struct nsim_dev *sd = regs_dev(test, &nsim_gens[NSIM_GEN_V2]);
 	const struct nsim_gen *gen = sd->gen;
 	u64 after = sem_off(gen, 1, NSIM_SEM_VIEWS, 0);
 	u64 no_core = sem_off(gen, 2, NSIM_SEM_ADD, 0);
@@ -183,7 +183,7 @@ static void sem_race_fn(struct work_struct *work)
 /* Concurrent adders lose nothing; neither do an adder and a subtracter. */
 static void sim_sem_race(struct kunit *test)
 {
-	struct nsim_dev *sd = regs_dev(test, &nsim_kunit_gen_v3);
+	struct nsim_dev *sd = regs_dev(test, &nsim_gens[NSIM_GEN_V3]);
 	struct sem_race r[3] = {
 		{ .sd = sd, .view = NSIM_SEM_ADD },
 		{ .sd = sd, .view = NSIM_SEM_ADD },
@@ -223,7 +223,7 @@ static int parse(const char *s, bool sem, struct preset *p)
  */
 static void sim_ts_sem_views(struct kunit *test)
 {
-	const struct nsim_gen *gens[] = { &nsim_kunit_gen_v2, &nsim_kunit_gen_v3 };
+	const struct nsim_gen *gens[] = { &nsim_gens[NSIM_GEN_V2], &nsim_gens[NSIM_GEN_V3] };
 	unsigned int g, ts;
 
 	for (g = 0; g < ARRAY_SIZE(gens); g++) {
