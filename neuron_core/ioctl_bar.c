@@ -214,6 +214,46 @@ err:
 	return ret;
 }
 
+/*
+ * BAR_READ (@access NEURON_REG_READ) and BAR_WRITE: every address is checked
+ * and the values copied in before the first register is touched.
+ */
+static long neuron_ioctl_bar_rw(struct neuron_file *nf, void __user *arg, u32 access)
+{
+	struct neuron_device *nd = nf->nd;
+	struct neuron_ioctl_bar_rw req;
+	u32 *vals = NULL;
+	size_t bytes;
+	u64 *offs;
+	u32 i;
+	int ret;
+
+	ret = neuron_bar_prepare(nd, arg, access, &req, &offs);
+	if (ret || !req.count)
+		return ret;
+	bytes = req.count * sizeof(*vals);
+	vals = kvmalloc(bytes, GFP_KERNEL);
+	if (!vals) {
+		ret = -ENOMEM;
+		goto out;
+	}
+	if (access == NEURON_REG_READ) {
+		for (i = 0; i < req.count; i++)
+			vals[i] = neuron_reg_read32(nd, req.bar, offs[i]);
+		if (copy_to_user(neuron_user_ptr(req.data), vals, bytes))
+			ret = -EFAULT;
+	} else if (copy_from_user(vals, neuron_user_ptr(req.data), bytes)) {
+		ret = -EFAULT;
+	} else {
+		for (i = 0; i < req.count; i++)
+			neuron_reg_write32(nd, req.bar, offs[i], vals[i]);
+	}
+out:
+	kvfree(vals);
+	kvfree(offs);
+	return ret;
+}
+
 /**
  * neuron_ioctl_bar_read() - NEURON_IOCTL_BAR_READ
  * @nf: the file
@@ -230,29 +270,7 @@ err:
  */
 long neuron_ioctl_bar_read(struct neuron_file *nf, void __user *arg)
 {
-	struct neuron_device *nd = nf->nd;
-	struct neuron_ioctl_bar_rw req;
-	u32 *vals = NULL;
-	u64 *offs;
-	u32 i;
-	int ret;
-
-	ret = neuron_bar_prepare(nd, arg, NEURON_REG_READ, &req, &offs);
-	if (ret || !req.count)
-		return ret;
-	vals = kvmalloc_array(req.count, sizeof(*vals), GFP_KERNEL);
-	if (!vals) {
-		ret = -ENOMEM;
-		goto out;
-	}
-	for (i = 0; i < req.count; i++)
-		vals[i] = neuron_reg_read32(nd, req.bar, offs[i]);
-	if (copy_to_user(neuron_user_ptr(req.data), vals, req.count * sizeof(*vals)))
-		ret = -EFAULT;
-out:
-	kvfree(vals);
-	kvfree(offs);
-	return ret;
+	return neuron_ioctl_bar_rw(nf, arg, NEURON_REG_READ);
 }
 
 /**
@@ -267,29 +285,5 @@ out:
  */
 long neuron_ioctl_bar_write(struct neuron_file *nf, void __user *arg)
 {
-	struct neuron_device *nd = nf->nd;
-	struct neuron_ioctl_bar_rw req;
-	u32 *vals = NULL;
-	u64 *offs;
-	u32 i;
-	int ret;
-
-	ret = neuron_bar_prepare(nd, arg, NEURON_REG_WRITE, &req, &offs);
-	if (ret || !req.count)
-		return ret;
-	vals = kvmalloc_array(req.count, sizeof(*vals), GFP_KERNEL);
-	if (!vals) {
-		ret = -ENOMEM;
-		goto out;
-	}
-	if (copy_from_user(vals, neuron_user_ptr(req.data), req.count * sizeof(*vals))) {
-		ret = -EFAULT;
-		goto out;
-	}
-	for (i = 0; i < req.count; i++)
-		neuron_reg_write32(nd, req.bar, offs[i], vals[i]);
-out:
-	kvfree(vals);
-	kvfree(offs);
-	return ret;
+	return neuron_ioctl_bar_rw(nf, arg, NEURON_REG_WRITE);
 }
