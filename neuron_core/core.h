@@ -248,6 +248,8 @@ struct neuron_stats {
  * @state: lifecycle state; changed under @lock, read with READ_ONCE() by waiters
  * @stopping: removal has started: the worker stops at its next step
  * @published: @dev and @cdev are registered (the node exists)
+ * @state_kn: @dev's "state" and "reset" files, held from publication to
+ *	release, notified at every state change; set under @lock
  * @mapped: BARs are mapped
  * @module_requested: the DHAL module was asked for once
  * @attach: processes attached to the device
@@ -300,6 +302,7 @@ struct neuron_device {
 	enum neuron_device_state state;
 	bool stopping;
 	bool published;
+	struct kernfs_node *state_kn[2];
 	bool mapped;
 	bool module_requested;
 	struct neuron_attach attach[NEURON_MAX_ATTACH];

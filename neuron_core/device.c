@@ -14,6 +14,7 @@
 #include <linux/module.h>
 #include <linux/nospec.h>
 #include <linux/slab.h>
+#include <linux/sysfs.h>
 #include <linux/timekeeping.h>
 #include <linux/workqueue.h>
 
@@ -108,13 +109,38 @@ int neuron_device_index(struct neuron_device *nd)
 }
 EXPORT_SYMBOL_NS_GPL(neuron_device_index, NEURON_NS);
 
+/*
+ * After a change of @nd's state: wake its waiters, and whoever polls a file
+ * that shows the state (the bus device's; the node's once it exists).
+ */
+static void neuron_device_state_changed(struct neuron_device *nd)
+{
+	struct kernfs_node *kn;
+	unsigned int i;
+
+	wake_up_all(&nd->state_wq);
+	if (nd->bus.state_attr)
+		sysfs_notify(&nd->bus.parent->kobj, NULL, nd->bus.state_attr);
+	for (i = 0; i < ARRAY_SIZE(nd->state_kn); i++) {
+		kn = READ_ONCE(nd->state_kn[i]);
+		if (kn)
+			sysfs_notify_dirent(kn);
+	}
+}
+
 void neuron_device_set_state(struct neuron_device *nd, enum neuron_device_state state)
 {
+	bool changed;
+
 	mutex_lock(&nd->lock);
-	if (nd->state != NEURON_STATE_GONE)
+	changed = nd->state != NEURON_STATE_GONE && nd->state != state;
+	if (changed)
 		WRITE_ONCE(nd->state, state);
 	mutex_unlock(&nd->lock);
-	wake_up_all(&nd->state_wq);
+	if (changed)
+		neuron_device_state_changed(nd);
+	else
+		wake_up_all(&nd->state_wq);
 }
 
 /*
@@ -324,6 +350,8 @@ static void neuron_device_unmap(struct neuron_device *nd)
 
 static int neuron_device_publish(struct neuron_device *nd)
 {
+	struct kernfs_node *kn[ARRAY_SIZE(nd->state_kn)];
+	unsigned int i;
 	int ret;
 
 	nd->dev.devt = MKDEV(MAJOR(neuron_core_devt()), nd->index);
@@ -341,8 +369,13 @@ static int neuron_device_publish(struct neuron_device *nd)
 		return ret;
 	}
 	neuron_mem_debugfs_add(nd);
+	/* The files showing the state, notified from now on (found or not). */
+	kn[0] = sysfs_get_dirent(nd->dev.kobj.sd, "state");
+	kn[1] = sysfs_get_dirent(nd->dev.kobj.sd, "reset");
 	mutex_lock(&nd->lock);
 	nd->published = true;
+	for (i = 0; i < ARRAY_SIZE(kn); i++)
+		WRITE_ONCE(nd->state_kn[i], kn[i]);
 	mutex_unlock(&nd->lock);
 	neuron_planes_publish(nd);
 	dev_set_uevent_suppress(&nd->dev, false);
@@ -525,7 +558,7 @@ int neuron_device_request_reset(struct neuron_device *nd, bool force)
 out:
 	mutex_unlock(&nd->lock);
 	if (!ret)
-		wake_up_all(&nd->state_wq);
+		neuron_device_state_changed(nd);
 	if (!ret && users)
 		dev_warn(nd->bus.parent, "reset forced by an administrator with %u processes attached\n",
 			 users);
@@ -570,7 +603,10 @@ struct neuron_device *neuron_device_get_by_index(unsigned int index)
 static void neuron_device_release(struct device *dev)
 {
 	struct neuron_device *nd = container_of(dev, struct neuron_device, dev);
+	unsigned int i;
 
+	for (i = 0; i < ARRAY_SIZE(nd->state_kn); i++)
+		sysfs_put(nd->state_kn[i]);
 	neuron_mem_fini(nd);
 	neuron_state_fini(nd);
 	neuron_evlog_fini(nd);
@@ -651,7 +687,7 @@ static void neuron_device_teardown(struct neuron_device *nd)
 	nd->stopping = true;
 	WRITE_ONCE(nd->state, NEURON_STATE_GONE);
 	mutex_unlock(&nd->lock);
-	wake_up_all(&nd->state_wq);
+	neuron_device_state_changed(nd);
 
 	mutex_lock(&neuron_devices_lock);
 	list_del_init(&nd->node);

@@ -166,6 +166,7 @@ static int neuron_pci_probe(struct pci_dev *pdev, const struct pci_device_id *id
 		.mmap_bar = neuron_pci_mmap_bar,
 		.mem_io = neuron_pci_mem_io,
 		.mem_io_max = { NEURON_PCI_MEM_IO_READ_MAX, NEURON_PCI_MEM_IO_WRITE_MAX },
+		.state_attr = "neuron_state",
 		.ctx = pdev,
 	};
 	struct neuron_bus_device *bd;

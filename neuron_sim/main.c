@@ -372,6 +372,7 @@ static int nsim_dev_new(const struct nsim_args *args)
 		goto err_put;
 
 	sd->desc.parent = &sd->dev;
+	sd->desc.state_attr = "state";
 	sd->desc.id.vendor = NSIM_PCI_VENDOR;
 	sd->desc.id.device = sd->pci_device;
 	sd->desc.id.revision = sd->revision;

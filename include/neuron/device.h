@@ -132,6 +132,10 @@ struct neuron_pci_identity {
  *	    (index 0) and writes (index 1) of device memory: a cap on what
  *	    the DMA layer's thresholds ask (Documentation/dma.rst)
  * @reg_ops: register emulation, or NULL for readl()/writel() on the mapping
+ * @state_attr: the name of @parent's sysfs attribute that shows the
+ *	    device's state (neuron_bus_device_state()), or NULL: the core
+ *	    calls sysfs_notify() on it at every state change, so that
+ *	    poll() on it wakes
  * @ctx: passed back to every callback
  * @simulated: the device is simulated (reported to user space only)
  *
@@ -152,6 +156,7 @@ struct neuron_bus_desc {
 			   void __user *ubuf, size_t len, bool to_bar, size_t *done);
 	u32 mem_io_max[2];
 	const struct neuron_reg_ops *reg_ops;
+	const char *state_attr;
 	void *ctx;
 	bool simulated;
 };

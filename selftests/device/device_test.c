@@ -4,6 +4,7 @@
  * devices: per-device DHAL binding, every load order, removal under open
  * files and blocked opens, fault switches, 64 devices, attach semantics.
  */
+#include <poll.h>
 #include <signal.h>
 #include <sys/ioctl.h>
 #include <sys/socket.h>
@@ -260,6 +261,90 @@ TEST_F_TIMEOUT(dev, fault_reset_fails, 300)
 	fd = open_node(1, O_RDONLY);
 	EXPECT_LE(0, fd);
 	close(fd);
+}
+
+/* Read @fd from its start into @buf, without the newline. */
+static ssize_t read_word(int fd, char *buf, size_t len)
+{
+	ssize_t n = pread(fd, buf, len - 1, 0);
+
+	if (n >= 0) {
+		buf[n] = 0;
+		buf[strcspn(buf, "\n")] = 0;
+	}
+	return n;
+}
+
+/*
+ * Read @p's file until it says @word: every wait for the next change must
+ * end in a wake-up, not in the timeout.
+ */
+static void wait_word(struct __test_metadata *_metadata, struct pollfd *p, const char *word)
+{
+	char buf[32];
+	int n;
+
+	ASSERT_LT(0, read_word(p->fd, buf, sizeof(buf)));
+	for (n = 0; strcmp(buf, word); n++) {
+		ASSERT_GT(8, n);
+		ASSERT_EQ(1, poll(p, 1, SETTLE_MS)) TH_LOG("no wake-up after %s", buf);
+		EXPECT_TRUE(p->revents & POLLPRI);
+		ASSERT_LT(0, read_word(p->fd, buf, sizeof(buf)));
+	}
+}
+
+/*
+ * The files that show a device's state wake poll() at every change: the
+ * simulated device's from its creation on, the node's "state" and "reset"
+ * once the node exists.  (A sysfs file polls as changed once notified
+ * after its last read.)
+ */
+TEST_F_TIMEOUT(dev, state_files_wake_pollers, 300)
+{
+	static const char *const names[] = { "state", "reset" };
+	struct pollfd p[3] = {};
+	char buf[32];
+	int i;
+
+	/* Hold the device before its DHAL, as in load_order_device_waits_for_dhal. */
+	ASSERT_EQ(0, nt_sh("mkdir -p /etc/modprobe.d"));
+	ASSERT_EQ(0, nt_write("/etc/modprobe.d/neuron-test.conf",
+			      "install neuron_dhal_v3 /bin/true\n"));
+	ASSERT_EQ(0, nt_sh("modprobe neuron_sim"));
+	ASSERT_EQ(0, nt_sim_add(3, "v3"));
+	p[0].fd = open(SIM_BUS "/devices/neuron_sim3/state", O_RDONLY);
+	ASSERT_LE(0, p[0].fd);
+	p[0].events = POLLPRI;
+	wait_word(_metadata, &p[0], "waiting-for-dhal");
+	EXPECT_EQ(0, poll(p, 1, 0));
+
+	/* Bring-up goes on. */
+	nt_sh("rm -f /etc/modprobe.d/neuron-test.conf");
+	ASSERT_EQ(0, nt_sh("modprobe neuron_dhal_v3"));
+	wait_word(_metadata, &p[0], "ready");
+
+	for (i = 0; i < 2; i++) {
+		snprintf(self->buf, sizeof(self->buf), CLASS_DIR "/neuron3/%s", names[i]);
+		p[i + 1].fd = open(self->buf, O_RDONLY);
+		ASSERT_LE(0, p[i + 1].fd);
+		p[i + 1].events = POLLPRI;
+		ASSERT_LT(0, read_word(p[i + 1].fd, buf, sizeof(buf)));
+	}
+	EXPECT_STREQ("1", buf);
+	/* Each file read since its last change: nothing to report. */
+	EXPECT_EQ(0, poll(p, 3, 0));
+
+	/* A reset, to RESETTING and back to READY: all three have changed. */
+	ASSERT_EQ(0, nt_write(CLASS_DIR "/neuron3/reset", "1"));
+	ASSERT_STREQ("ready", nt_sim_settle(3, self->buf, sizeof(self->buf), SETTLE_MS));
+	EXPECT_EQ(3, poll(p, 3, 0));
+	for (i = 0; i < 3; i++) {
+		EXPECT_TRUE(p[i].revents & POLLPRI) TH_LOG("file %d", i);
+		ASSERT_LT(0, read_word(p[i].fd, buf, sizeof(buf)));
+	}
+	EXPECT_EQ(0, poll(p, 3, 0));
+	for (i = 0; i < 3; i++)
+		close(p[i].fd);
 }
 
 TEST_F_TIMEOUT(dev, fault_reset_never_completes, 300)
