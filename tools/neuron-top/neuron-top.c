@@ -15,6 +15,7 @@
 #include <getopt.h>
 #include <signal.h>
 #include <stdbool.h>
+#include <stddef.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -31,6 +32,7 @@
 #define NT_MAX_NAMES	48
 #define NT_MAX_APPS	16
 #define NT_NAME		48
+#define NT_WORD_LEN	32
 
 /* A counter of the tree: its total and peak, -1 when the file is absent. */
 struct nt_counter {
@@ -65,11 +67,12 @@ struct nt_app {
 struct nt_dev {
 	char name[NT_NAME];
 	int index;
-	char generation[16];
-	char device_name[32];
-	char instance_type[16];
-	char arch_type[16];
-	char state[16];
+	/* The words of nt_dev_words[]. */
+	char generation[NT_WORD_LEN];
+	char device_name[NT_WORD_LEN];
+	char instance_type[NT_WORD_LEN];
+	char arch_type[NT_WORD_LEN];
+	char state[NT_WORD_LEN];
 	int core_count;
 	char power[96];
 	int64_t ecc[3];
@@ -78,6 +81,22 @@ struct nt_dev {
 	struct nt_core core[NT_MAX_CORES];
 	int napps;		/* -1: the device could not be asked */
 	struct nt_app app[NT_MAX_APPS];
+};
+
+#define ARRAY_SIZE(a)	(sizeof(a) / sizeof((a)[0]))
+
+/* The device's words: JSON key (the field's name), file under the device. */
+#define NT_WORD(field, file)	{ #field, file, offsetof(struct nt_dev, field) }
+static const struct nt_word {
+	const char *key;
+	const char *file;
+	size_t off;
+} nt_dev_words[] = {
+	NT_WORD(generation, "info/generation"),
+	NT_WORD(device_name, "info/architecture/device_name"),
+	NT_WORD(instance_type, "info/architecture/instance_type"),
+	NT_WORD(arch_type, "info/architecture/arch_type"),
+	NT_WORD(state, "state"),
 };
 
 static const char *const nt_ecc_files[3] = {
@@ -245,13 +264,9 @@ static void nt_dev_read(struct nt_dev *d, const char *name)
 	snprintf(d->name, sizeof(d->name), "%s", name);
 	d->index = atoi(name + strlen("neuron"));
 	snprintf(base, sizeof(base), NT_CLASS "/%s", name);
-	nt_read_str(base, "info/generation", d->generation, sizeof(d->generation));
-	nt_read_str(base, "info/architecture/device_name", d->device_name,
-		    sizeof(d->device_name));
-	nt_read_str(base, "info/architecture/instance_type", d->instance_type,
-		    sizeof(d->instance_type));
-	nt_read_str(base, "info/architecture/arch_type", d->arch_type, sizeof(d->arch_type));
-	nt_read_str(base, "state", d->state, sizeof(d->state));
+	for (i = 0; i < (int)ARRAY_SIZE(nt_dev_words); i++)
+		nt_read_str(base, nt_dev_words[i].file, (char *)d + nt_dev_words[i].off,
+			    NT_WORD_LEN);
 	snprintf(path, sizeof(path), "%s/core_count", base);
 	d->core_count = (int)nt_read_num(path);
 	snprintf(path, sizeof(path), "%s/stats/power/utilization", base);
@@ -393,16 +408,11 @@ static void nt_json_dev(const struct nt_dev *d)
 
 	fputs("{\"name\": ", stdout);
 	nt_json_str(d->name);
-	printf(", \"index\": %d, \"generation\": ", d->index);
-	nt_json_str(d->generation);
-	fputs(", \"device_name\": ", stdout);
-	nt_json_str(d->device_name);
-	fputs(", \"instance_type\": ", stdout);
-	nt_json_str(d->instance_type);
-	fputs(", \"arch_type\": ", stdout);
-	nt_json_str(d->arch_type);
-	fputs(", \"state\": ", stdout);
-	nt_json_str(d->state);
+	printf(", \"index\": %d", d->index);
+	for (i = 0; i < (int)ARRAY_SIZE(nt_dev_words); i++) {
+		printf(", \"%s\": ", nt_dev_words[i].key);
+		nt_json_str((const char *)d + nt_dev_words[i].off);
+	}
 	fputs(", \"core_count\": ", stdout);
 	nt_json_num(d->core_count);
 	fputs(", \"power_utilization\": ", stdout);
