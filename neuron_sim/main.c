@@ -37,18 +37,24 @@
  */
 static unsigned long nsim_mem_size = SZ_64M;
 
-static int nsim_mem_size_set(const char *val, const struct kernel_param *kp)
+/* A device memory size in @val: into @size, or -EINVAL (@size unchanged). */
+static int nsim_mem_size_parse(const char *val, unsigned long *size)
 {
-	unsigned long long size;
+	unsigned long long v;
 	char *end;
 
-	size = memparse(val, &end);
+	v = memparse(val, &end);
 	if (end == val || (*end && strcmp(end, "\n")))
 		return -EINVAL;
-	if (size < SZ_1M || size > SZ_1G || !is_power_of_2(size))
+	if (v < SZ_1M || v > SZ_1G || !is_power_of_2(v))
 		return -EINVAL;
-	*(unsigned long *)kp->arg = size;
+	*size = v;
 	return 0;
+}
+
+static int nsim_mem_size_set(const char *val, const struct kernel_param *kp)
+{
+	return nsim_mem_size_parse(val, kp->arg);
 }
 
 static const struct kernel_param_ops nsim_mem_size_ops = {
@@ -217,6 +223,7 @@ static NSIM_BUS_TYPE nsim_bus;
  * @pci_device: PCI device id
  * @revision: PCI revision
  * @fault: fault switch position from creation on
+ * @mem_size: bytes of device memory, or 0 for the module's mem_size
  */
 struct nsim_args {
 	unsigned int id;
@@ -225,6 +232,7 @@ struct nsim_args {
 	u16 pci_device;
 	u8 revision;
 	enum nsim_fault fault;
+	unsigned long mem_size;
 };
 
 static int nsim_parse_gen(const char *s, struct nsim_args *args)
@@ -276,6 +284,11 @@ static int nsim_parse_option(char *opt, struct nsim_args *args)
 	} else if (!strcmp(opt, "rev")) {
 		if (kstrtou8(val, 0, &args->revision)) {
 			pr_info("new_device: rev must be 0..255\n");
+			return -EINVAL;
+		}
+	} else if (!strcmp(opt, "mem")) {
+		if (nsim_mem_size_parse(val, &args->mem_size)) {
+			pr_info("new_device: mem must be a power of two from 1M to 1G\n");
 			return -EINVAL;
 		}
 	} else {
@@ -347,7 +360,7 @@ static int nsim_dev_new(const struct nsim_args *args)
 	sd->gen = args->gen;
 	sd->pci_device = args->pci_device;
 	sd->revision = args->revision;
-	sd->mem_size = nsim_mem_size;
+	sd->mem_size = args->mem_size ?: nsim_mem_size;
 	ret = nsim_regs_init(sd, args->fault);
 	if (ret) {
 		kfree(sd);

@@ -386,6 +386,14 @@ TEST_F_TIMEOUT(dev, duplicate_and_out_of_range_routing_id_refused, 300)
 	ASSERT_EQ(0, nt_read(self->buf, sizeof(self->buf), CLASS_DIR "/neuron0/info/generation"));
 	EXPECT_STREQ("v2", self->buf);
 	EXPECT_EQ(-EINVAL, nt_sim_add(64, "v2"));
+	/* Device memory: a power of two from 1 MiB to 1 GiB, or nothing is made. */
+	EXPECT_EQ(-EINVAL, nt_sim_add(2, "v2 mem=3M"));
+	EXPECT_EQ(-EINVAL, nt_sim_add(2, "v2 mem=512K"));
+	EXPECT_EQ(-EINVAL, nt_sim_add(2, "v2 mem=2G"));
+	EXPECT_EQ(-EINVAL, nt_sim_add(2, "v2 mem=lots"));
+	EXPECT_FALSE(nt_exists(SIM_BUS "/devices/neuron_sim2"));
+	ASSERT_EQ(0, nt_sim_add(2, "v2 mem=2M"));
+	EXPECT_STREQ("ready", nt_sim_settle(2, self->buf, sizeof(self->buf), SETTLE_MS));
 }
 
 /*
