@@ -64,7 +64,7 @@ FIXTURE_SETUP(cpu)
 	self->direct[0] = 0;
 	self->pg = sysconf(_SC_PAGESIZE);
 	TH_LOG("random seed %#llx", (unsigned long long)rnd_seed());
-	self->index = sim_device_up(_metadata, DEV, variant->gen, "mem_size=64M", SETTLE_MS);
+	self->index = sim_device_up(_metadata, DEV, variant->gen, "", SETTLE_MS);
 	ASSERT_EQ(DEV, self->index);
 	ASSERT_EQ(0, nt_read(h2d, sizeof(h2d), CPU_COPY_H2D));
 	ASSERT_EQ(0, nt_read(d2h, sizeof(d2h), CPU_COPY_D2H));

@@ -11,9 +11,11 @@
  * HBM scrub.
  *
  * Each test starts with no Neuron module loaded, loads neuron_core and
- * neuron_sim with 512 MiB of device memory (so 64 MiB chunks fit on every
- * channel), creates one simulated device, opens it and reads the device's
- * memory counters from debugfs.  Its teardown clears the simulator's fault
+ * neuron_sim, creates one simulated device with 128 MiB of device memory
+ * (512 MiB for the tests of big_mem_tests[], so that 64 MiB chunks fit on
+ * every channel: in the debug kernel under emulation, the simulator takes
+ * seconds to allocate and zero that much for each test), opens it and reads the
+ * device's memory counters from debugfs.  Its teardown clears the simulator's fault
  * switches, puts back the parameters the test changed, closes everything
  * the test made, checks that the counters return to where they started
  * (waiting a little: cleaning up after held-back copies may take a while),
@@ -285,8 +287,26 @@ FIXTURE_VARIANT_ADD(dma, v4) { .g = &nt_gen_v4 };
 #define dma_self	_test_data_dma
 #define dma_variant	_fixture_variant_dma
 
+/*
+ * The tests that need 64 MiB chunks on every channel, or (hbm_scrub) a
+ * channel's memory all but a chunk free.
+ */
+static const char * const big_mem_tests[] = { "integrity", "removal_bounded", "hbm_scrub" };
+
+static bool big_mem(const char *test)
+{
+	unsigned int i;
+
+	for (i = 0; i < ARRAY_SIZE(big_mem_tests); i++)
+		if (!strcmp(test, big_mem_tests[i]))
+			return true;
+	return false;
+}
+
 FIXTURE_SETUP(dma)
 {
+	char spec[32];
+
 	self->t0 = nt_now_ms();
 	self->fd = -1;
 	self->counted = 0;
@@ -295,7 +315,9 @@ FIXTURE_SETUP(dma)
 	pg = sysconf(_SC_PAGESIZE);
 	TH_LOG("random seed %#llx", (unsigned long long)rnd_seed());
 
-	self->index = sim_device_up(_metadata, DEV, variant->g->gen, "mem_size=512M", SETTLE_MS);
+	snprintf(spec, sizeof(spec), "%s mem=%s", variant->g->gen,
+		 big_mem(_metadata->name) ? "512M" : "128M");
+	self->index = sim_device_up(_metadata, DEV, spec, "", SETTLE_MS);
 	ASSERT_EQ(DEV, self->index);
 	if (nt_read(self->timeout, sizeof(self->timeout), DMA_TIMEOUT))
 		self->timeout[0] = 0;

@@ -31,7 +31,7 @@
 /* Simulator ids: the device the copies run on, the one brought up later. */
 #define DEV		5
 #define DEV2		6
-#define SIM_ARGS	"mem_size=512M"
+#define SIM_ARGS	""
 #define SIM_DEBUGFS	"/sys/kernel/debug/neuron_sim/neuron_sim%d/%s"
 #define DMA_TIMEOUT	"/sys/module/neuron_udma/parameters/dma_timeout_ms"
 #define INSTANCE	"neuron_trace_test"
