@@ -10,16 +10,16 @@
  * synchronous and asynchronous (completion queues), PROGRAM_ENGINE and the
  * HBM scrub.
  *
- * Each test starts with no Neuron module loaded, loads neuron_core and
- * neuron_sim, creates one simulated device with 128 MiB of device memory
- * (512 MiB for the tests of big_mem_tests[], so that 64 MiB chunks fit on
- * every channel: in the debug kernel under emulation, the simulator takes
- * seconds to allocate and zero that much for each test), opens it and reads the
- * device's memory counters from debugfs.  Its teardown clears the simulator's fault
- * switches, puts back the parameters the test changed, closes everything
- * the test made, checks that the counters return to where they started
- * (waiting a little: cleaning up after held-back copies may take a while),
- * and leaves no module loaded.
+ * Each test loads neuron_core and neuron_sim (or keeps them from the test
+ * before), creates one simulated device with 128 MiB of device memory (512
+ * MiB for the tests of big_mem_tests[], so that 64 MiB chunks fit on every
+ * channel: in the debug kernel under emulation, the simulator takes seconds
+ * to allocate and zero that much for each test), opens it and reads the
+ * device's memory counters from debugfs.  Its teardown clears the
+ * simulator's fault switches, puts back the parameters the test changed,
+ * closes everything the test made, checks that the counters return to
+ * where they started (waiting a little: cleaning up after held-back copies
+ * may take a while) and removes the device.
  *
  * Data is random (xorshift, the seed is logged) and checked byte for byte
  * against a shadow of every chunk, read back with MEM_BUF_COPY64 and
