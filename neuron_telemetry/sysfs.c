@@ -73,6 +73,16 @@ static int neuron_tel_notify_delay = -1;
 static DEFINE_MUTEX(neuron_tel_notify_lock);
 /* Every complete tree (&neuron_tel_sysfs.link). */
 static LIST_HEAD(neuron_tel_trees);
+/*
+ * Serialises the building of trees, one device's at a time; protects no
+ * data.  sysfs adds every node under one kernfs lock for the whole system,
+ * so devices brought up together cannot build their trees in parallel
+ * anyway; taking turns at that lock node by node, the builders woke each
+ * other at every release.  One tree at a time, 64 simulated devices came
+ * up with 15 % less CPU on one CPU and 35 % less on two
+ * (tools/bench/bringup).
+ */
+static DEFINE_MUTEX(neuron_tel_build_lock);
 
 /* MiscRAM words firmware reports ECC counts in. */
 #define TEL_MISC_SRAM_ECC	0x40
@@ -890,14 +900,16 @@ void neuron_tel_sysfs_add(struct neuron_tel_dev *td)
 	INIT_LIST_HEAD(&ts->nodes);
 	td->sysfs = ts;
 	ts->ncs = min_t(u32, dhal->layout->nc_count, NEURON_STATS_MAX_NC);
+	mutex_lock(&neuron_tel_build_lock);
 	ret = sysfs_create_file(info, &tel_attr_notify_delay.attr);
-	if (ret)
-		goto err_tree;
-	ts->notify_file = true;
-	ret = tel_device_add(td, dev);
+	if (!ret) {
+		ts->notify_file = true;
+		ret = tel_device_add(td, dev);
+	}
 	for (nc = 0; nc < ts->ncs && !ret; nc++)
 		if (dhal->layout->nc_map & BIT(nc))
 			ret = tel_core_add(td, dev, nc);
+	mutex_unlock(&neuron_tel_build_lock);
 	if (ret)
 		goto err_tree;
 	mutex_lock(&neuron_tel_notify_lock);
