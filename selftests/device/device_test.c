@@ -16,6 +16,8 @@
 #include "neuron_test.h"
 
 #define SETTLE_MS	20000
+/* Module options a case sets for modprobe; removed around every case. */
+#define MODPROBE_CONF	"/etc/modprobe.d/neuron-test.conf"
 
 static int open_node(int index, int flags)
 {
@@ -34,13 +36,13 @@ FIXTURE(dev) {
 FIXTURE_SETUP(dev)
 {
 	self->t0 = nt_now_ms();
-	nt_sh("rm -f /etc/modprobe.d/neuron-test.conf");
+	unlink(MODPROBE_CONF);
 	ASSERT_EQ(0, nt_unload_all());
 }
 
 FIXTURE_TEARDOWN(dev)
 {
-	nt_sh("rm -f /etc/modprobe.d/neuron-test.conf");
+	unlink(MODPROBE_CONF);
 	if (nt_exists(SIM_BUS))
 		nt_sim_del_all();
 	nt_unload_all();
@@ -152,14 +154,13 @@ TEST_F_TIMEOUT(dev, load_order_device_waits_for_dhal, 300)
 {
 	/* Keep the DHAL from loading on demand, so the device must wait. */
 	ASSERT_EQ(0, nt_sh("mkdir -p /etc/modprobe.d"));
-	ASSERT_EQ(0, nt_write("/etc/modprobe.d/neuron-test.conf",
-			      "install neuron_dhal_v3 /bin/true\n"));
+	ASSERT_EQ(0, nt_write(MODPROBE_CONF, "install neuron_dhal_v3 /bin/true\n"));
 	ASSERT_EQ(0, nt_sh("modprobe neuron_sim"));
 	ASSERT_EQ(0, nt_sim_add(3, "v3"));
 	usleep(500000);
 	EXPECT_STREQ("waiting-for-dhal", nt_sim_state(3, self->buf, sizeof(self->buf)));
 	EXPECT_FALSE(nt_exists("/dev/neuron3"));
-	nt_sh("rm -f /etc/modprobe.d/neuron-test.conf");
+	unlink(MODPROBE_CONF);
 	ASSERT_EQ(0, nt_sh("modprobe neuron_dhal_v3"));
 	expect_ready(_metadata, 3, 3, "v3", "neuron_dhal_v3");
 }
@@ -308,8 +309,7 @@ TEST_F_TIMEOUT(dev, state_files_wake_pollers, 300)
 
 	/* Hold the device before its DHAL, as in load_order_device_waits_for_dhal. */
 	ASSERT_EQ(0, nt_sh("mkdir -p /etc/modprobe.d"));
-	ASSERT_EQ(0, nt_write("/etc/modprobe.d/neuron-test.conf",
-			      "install neuron_dhal_v3 /bin/true\n"));
+	ASSERT_EQ(0, nt_write(MODPROBE_CONF, "install neuron_dhal_v3 /bin/true\n"));
 	ASSERT_EQ(0, nt_sh("modprobe neuron_sim"));
 	ASSERT_EQ(0, nt_sim_add(3, "v3"));
 	p[0].fd = open(SIM_BUS "/devices/neuron_sim3/state", O_RDONLY);
@@ -319,7 +319,7 @@ TEST_F_TIMEOUT(dev, state_files_wake_pollers, 300)
 	EXPECT_EQ(0, poll(p, 1, 0));
 
 	/* Bring-up goes on. */
-	nt_sh("rm -f /etc/modprobe.d/neuron-test.conf");
+	unlink(MODPROBE_CONF);
 	ASSERT_EQ(0, nt_sh("modprobe neuron_dhal_v3"));
 	wait_word(_metadata, &p[0], "ready");
 

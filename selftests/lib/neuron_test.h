@@ -278,15 +278,57 @@ static inline int nt_driver_down(void)
 	return 0;
 }
 
-/* Unload every Neuron module, leaving none loaded. */
+/*
+ * Whether a module of the space-separated list @names is loaded (listed in
+ * /proc/modules, in whatever state); with @names NULL, whether any module
+ * whose name starts with "neuron" is.  -1 when the list cannot be read.
+ */
+static inline int nt_modules_loaded(const char *names)
+{
+	char line[512], want[72];
+	const char *n, *end;
+	size_t len;
+	int found = 0;
+	FILE *f;
+
+	f = fopen("/proc/modules", "r");
+	if (!f)
+		return -1;
+	while (!found && fgets(line, sizeof(line), f)) {
+		len = strcspn(line, " ");
+		if (!names) {
+			found = !strncmp(line, "neuron", 6);
+			continue;
+		}
+		for (n = names; *n && !found; n = end + strspn(end, " ")) {
+			end = n + strcspn(n, " ");
+			snprintf(want, sizeof(want), "%.*s", (int)(end - n), n);
+			found = len == strlen(want) && !strncmp(line, want, len);
+		}
+	}
+	fclose(f);
+	return found;
+}
+
+/*
+ * Unload every Neuron module, leaving none loaded; 0 when none is.  A step
+ * none of whose modules is loaded is not run: a modprobe that has nothing to
+ * do still costs 0.7 s in the debug VM, and most calls find nothing loaded.
+ */
 static inline int nt_unload_all(void)
 {
+	static const char * const steps[] = {
+		"neuron_sim", "neuron",
+		"neuron_telemetry neuron_udma neuron_dhal_v4 neuron_dhal_v3",
+		"neuron_dhal_v2 neuron_core",
+	};
+	size_t i;
+
 	unlink(NT_LOADED);
-	nt_sh("modprobe -r neuron_sim 2>/dev/null");
-	nt_sh("modprobe -r neuron 2>/dev/null");
-	nt_sh("modprobe -r neuron_telemetry neuron_udma neuron_dhal_v4 neuron_dhal_v3 2>/dev/null");
-	nt_sh("modprobe -r neuron_dhal_v2 neuron_core 2>/dev/null");
-	return nt_sh("! grep -q '^neuron' /proc/modules");
+	for (i = 0; i < ARRAY_SIZE(steps); i++)
+		if (nt_modules_loaded(steps[i]))
+			nt_sh("modprobe -r %s 2>/dev/null", steps[i]);
+	return nt_modules_loaded(NULL) ? -1 : 0;
 }
 
 #endif /* _NEURON_TEST_H */

@@ -308,8 +308,11 @@ static int unload_everything(char *left, size_t len)
 	modprobe_settle(FOLLOW_MS);
 	if (nt_exists(SIM_BUS))
 		nt_sim_del_all();
-	nt_sh("modprobe -r neuron_sim 2>/dev/null");
-	nt_sh("modprobe -r neuron 2>/dev/null");
+	/* A modprobe with nothing to do still costs 0.7 s in the debug VM. */
+	if (nt_modules_loaded("neuron_sim"))
+		nt_sh("modprobe -r neuron_sim 2>/dev/null");
+	if (nt_modules_loaded("neuron"))
+		nt_sh("modprobe -r neuron 2>/dev/null");
 	for (pass = 0; pass < 8 && neuron_mods(names, sizeof(names)) > 0; pass++) {
 		for (tok = strtok_r(names, " ", &save); tok; tok = strtok_r(NULL, " ", &save))
 			nt_sh("modprobe -r %s 2>/dev/null", tok);
@@ -398,7 +401,7 @@ FIXTURE_SETUP(mods)
 	for (i = 0; i < ARRAY_SIZE(self->fd); i++)
 		self->fd[i] = -1;
 	memset(&self->undo, 0, sizeof(self->undo));
-	nt_sh("rm -f /etc/modprobe.d/neuron-test.conf");
+	unlink("/etc/modprobe.d/neuron-test.conf");
 	ASSERT_EQ(0, unload_everything(self->buf, sizeof(self->buf)))
 		TH_LOG("still loaded before the test: %s", self->buf);
 }
@@ -1609,7 +1612,7 @@ TEST_F_TIMEOUT(mods, telemetry_reload_during_model_run, 300)
 	tel_counts(index, &after);
 	EXPECT_EQ(0, after.coll) TH_LOG("a new incarnation starts from 0");
 	EXPECT_EQ(0, after.success) TH_LOG("a new incarnation starts from 0");
-	nt_sh("rm -f " TEL_CONF);
+	unlink(TEL_CONF);
 }
 
 /* ---- Every load and unload order ----------------------------------------- */
