@@ -280,33 +280,21 @@ static inline int nt_driver_down(void)
 }
 
 /*
- * Whether a module of the space-separated list @names is loaded (listed in
- * /proc/modules, in whatever state); with @names NULL, whether any module
- * whose name starts with "neuron" is.  -1 when the list cannot be read.
+ * Whether module @name is in /proc/modules (in any state); with @name NULL,
+ * whether any module whose name starts with "neuron" is.  -1 when the list
+ * cannot be read.
  */
-static inline int nt_modules_loaded(const char *names)
+static inline int nt_module_loaded(const char *name)
 {
-	char line[512], want[72];
-	const char *n, *end;
-	size_t len;
+	char line[512], got[64];
+	FILE *f = fopen("/proc/modules", "r");
 	int found = 0;
-	FILE *f;
 
-	f = fopen("/proc/modules", "r");
 	if (!f)
 		return -1;
-	while (!found && fgets(line, sizeof(line), f)) {
-		len = strcspn(line, " ");
-		if (!names) {
-			found = !strncmp(line, "neuron", 6);
-			continue;
-		}
-		for (n = names; *n && !found; n = end + strspn(end, " ")) {
-			end = n + strcspn(n, " ");
-			snprintf(want, sizeof(want), "%.*s", (int)(end - n), n);
-			found = len == strlen(want) && !strncmp(line, want, len);
-		}
-	}
+	while (!found && fgets(line, sizeof(line), f))
+		found = sscanf(line, "%63s", got) == 1 &&
+			(name ? !strcmp(got, name) : !strncmp(got, "neuron", 6));
 	fclose(f);
 	return found;
 }
@@ -331,9 +319,9 @@ static inline int nt_unload_all(void)
 	unlink(NT_LOADED);
 	for (;;) {
 		for (i = 0; i < ARRAY_SIZE(order); i++)
-			if (nt_modules_loaded(order[i]) > 0)
+			if (nt_module_loaded(order[i]) > 0)
 				syscall(SYS_delete_module, order[i], O_NONBLOCK);
-		left = nt_modules_loaded(NULL);
+		left = nt_module_loaded(NULL);
 		if (!left || nt_now_ms() > end)
 			break;
 		usleep(50000);

@@ -183,21 +183,6 @@ static __printf(3, 4) int capture(char *out, size_t len, const char *fmt, ...)
 	return st != -1 && WIFEXITED(st) ? WEXITSTATUS(st) : -1;
 }
 
-/* Whether module @name is in /proc/modules (in any state); -1 if that cannot be read. */
-static int mod_loaded(const char *name)
-{
-	char line[512], got[64];
-	FILE *f = fopen("/proc/modules", "r");
-	int found = 0;
-
-	if (!f)
-		return -1;
-	while (!found && fgets(line, sizeof(line), f))
-		found = sscanf(line, "%63s", got) == 1 && !strcmp(got, name);
-	fclose(f);
-	return found;
-}
-
 /* The loaded modules whose name starts with "neuron", listed in @buf; how many. */
 static int neuron_mods(char *buf, size_t len)
 {
@@ -309,9 +294,9 @@ static int unload_everything(char *left, size_t len)
 	if (nt_exists(SIM_BUS))
 		nt_sim_del_all();
 	/* A modprobe with nothing to do still costs 0.7 s in the debug VM. */
-	if (nt_modules_loaded("neuron_sim"))
+	if (nt_module_loaded("neuron_sim"))
 		nt_sh("modprobe -r neuron_sim 2>/dev/null");
-	if (nt_modules_loaded("neuron"))
+	if (nt_module_loaded("neuron"))
 		nt_sh("modprobe -r neuron 2>/dev/null");
 	for (pass = 0; pass < 8 && neuron_mods(names, sizeof(names)) > 0; pass++) {
 		for (tok = strtok_r(names, " ", &save); tok; tok = strtok_r(NULL, " ", &save))
@@ -327,7 +312,7 @@ static int expect_driver(struct __test_metadata *_metadata, const char *what)
 	int missing = 0;
 
 	for (i = 0; i < ARRAY_SIZE(driver_mods); i++) {
-		if (mod_loaded(driver_mods[i]) == 1)
+		if (nt_module_loaded(driver_mods[i]) == 1)
 			continue;
 		missing++;
 		TH_LOG("after modprobe %s, %s is not loaded", what, driver_mods[i]);
@@ -604,7 +589,7 @@ TEST_F_TIMEOUT(mods, any_modprobe_loads_the_whole_driver, 900)
 			TH_LOG("modprobe %s: %s", what, out);
 		expect_driver(_metadata, what);
 		sim = !strcmp(what, "neuron_sim");
-		EXPECT_EQ(sim, mod_loaded("neuron_sim")) TH_LOG("after modprobe %s", what);
+		EXPECT_EQ(sim, nt_module_loaded("neuron_sim")) TH_LOG("after modprobe %s", what);
 		expect_version(_metadata, what);
 		/* Loaded together, but neither DHAL depends on the other. */
 		EXPECT_FALSE(nt_exists("/sys/module/neuron_dhal_v3/holders/neuron_dhal_v4"));
@@ -644,8 +629,8 @@ TEST_F_TIMEOUT(mods, core_unload_with_only_neuron_left, 300)
 			TH_LOG("rmmod %s: %s", planes[i], out);
 	}
 	ASSERT_EQ(2, neuron_mods(out, sizeof(out))) TH_LOG("loaded: %s", out);
-	ASSERT_EQ(1, mod_loaded("neuron_core"));
-	ASSERT_EQ(1, mod_loaded("neuron"));
+	ASSERT_EQ(1, nt_module_loaded("neuron_core"));
+	ASSERT_EQ(1, nt_module_loaded("neuron"));
 	EXPECT_EQ(0, mod_holders("neuron_core", holders, sizeof(holders)))
 		TH_LOG("holders: %s", holders);
 	EXPECT_EQ(0, mod_refcnt("neuron_core"));
@@ -674,7 +659,7 @@ static void unload_udma(struct __test_metadata *_metadata, int index, int cycle)
 
 	ASSERT_EQ(0, capture(out, sizeof(out), "modprobe -r neuron_udma 2>&1"))
 		TH_LOG("cycle %d: modprobe -r neuron_udma (refcnt %d): %s", cycle, refcnt, out);
-	EXPECT_EQ(0, mod_loaded("neuron_udma")) TH_LOG("cycle %d", cycle);
+	EXPECT_EQ(0, nt_module_loaded("neuron_udma")) TH_LOG("cycle %d", cycle);
 	ASSERT_EQ(0, nt_read(buf, sizeof(buf), CLASS_DIR "/neuron%d/state", index));
 	EXPECT_STREQ("ready", buf) TH_LOG("cycle %d: the device after the unload", cycle);
 	EXPECT_TRUE(nt_exists("/dev/neuron%d", index));
@@ -732,7 +717,7 @@ TEST_F_TIMEOUT(mods, udma_unload_with_device_open, 300)
 			memset(want + off, 0xc3, len);
 			break;
 		}
-		EXPECT_EQ(1, mod_loaded("neuron_udma"))
+		EXPECT_EQ(1, nt_module_loaded("neuron_udma"))
 			TH_LOG("cycle %d: the DMA command did not load neuron_udma", cycle);
 		EXPECT_EQ(0, memcmp(m, want, size)) TH_LOG("cycle %d: mapped", cycle);
 		memset(got, 0, size);
@@ -759,7 +744,7 @@ TEST_F_TIMEOUT(mods, telemetry_unload_with_devices, 300)
 	__u64 h;
 
 	ASSERT_EQ(0, nt_sh("modprobe neuron_sim"));
-	EXPECT_EQ(1, mod_loaded("neuron_telemetry"));
+	EXPECT_EQ(1, nt_module_loaded("neuron_telemetry"));
 	for (k = 0; k < n; k++)
 		index[k] = sim_ready(_metadata, k, gen[k]);
 	for (k = 0; k < n; k++) {
@@ -773,7 +758,7 @@ TEST_F_TIMEOUT(mods, telemetry_unload_with_devices, 300)
 		ASSERT_EQ(0, capture(out, sizeof(out), "modprobe -r neuron_telemetry 2>&1"))
 			TH_LOG("cycle %d: modprobe -r neuron_telemetry (refcnt %d): %s", cycle,
 			       mod_refcnt("neuron_telemetry"), out);
-		EXPECT_EQ(0, mod_loaded("neuron_telemetry"));
+		EXPECT_EQ(0, nt_module_loaded("neuron_telemetry"));
 		for (k = 0; k < n; k++) {
 			EXPECT_FALSE(nt_exists(TELEMETRY, index[k]))
 				TH_LOG("cycle %d: neuron%d's telemetry file outlived the module",
@@ -881,7 +866,7 @@ TEST_F_TIMEOUT(mods, dhal_unload_with_devices_in_use, 300)
 
 	ASSERT_EQ(0, capture(out, sizeof(out), "modprobe -r neuron_dhal_v3 2>&1"))
 		TH_LOG("modprobe -r neuron_dhal_v3: %s", out);
-	EXPECT_EQ(0, mod_loaded("neuron_dhal_v3"));
+	EXPECT_EQ(0, nt_module_loaded("neuron_dhal_v3"));
 
 	/* The v3 device: its files are dead, its mapping gone, its node too. */
 	EXPECT_EQ(-ENODEV, alloc_dev(fd3, 4096, 0, &h3));
@@ -1139,7 +1124,7 @@ TEST_F_TIMEOUT(mods, udma_unload_during_copies, 300)
 		for (k = 0; k < 2; k++)
 			ASSERT_EQ('D', answer(up[k][0], CHILD_MS))
 				TH_LOG("round %d: the %s child", round, stream_gen(k));
-		EXPECT_EQ(1, mod_loaded("neuron_udma"))
+		EXPECT_EQ(1, nt_module_loaded("neuron_udma"))
 			TH_LOG("round %d: copies work, but neuron_udma is not loaded", round);
 	}
 
@@ -1499,7 +1484,7 @@ TEST_F_TIMEOUT(mods, telemetry_reload_during_model_run, 300)
 	ASSERT_EQ(0, nt_sh("mkdir -p /etc/modprobe.d && echo '%s=%d' >" TEL_CONF,
 			   "options neuron_telemetry nmetric_metric_post_delay", TEL_POST_MS));
 	ASSERT_EQ(0, nt_sh("modprobe neuron_sim"));
-	ASSERT_EQ(1, mod_loaded("neuron_telemetry"));
+	ASSERT_EQ(1, nt_module_loaded("neuron_telemetry"));
 	index = sim_ready(_metadata, 1, "v3");
 	ASSERT_TRUE(tree_within(index, FOLLOW_MS));
 	ASSERT_EQ(0, nt_read(buf, sizeof(buf), "%s", TEL_PERIOD));
@@ -1541,7 +1526,8 @@ TEST_F_TIMEOUT(mods, telemetry_reload_during_model_run, 300)
 		TH_LOG("cycle %d (%s): modprobe -r neuron_telemetry: %d after %ld ms", cycle,
 		       quiet ? "commands stopped" : "commands running", rc, t);
 		if (quiet) {
-			EXPECT_EQ(0, mod_loaded("neuron_telemetry")) TH_LOG("cycle %d", cycle);
+			EXPECT_EQ(0, nt_module_loaded("neuron_telemetry"))
+				TH_LOG("cycle %d", cycle);
 			expect_tree(_metadata, index, 0, cycle);
 			/* The core counts on without the plane. */
 			ASSERT_EQ(0, alloc_typed(fd, 0, TEL_NC,
@@ -1593,8 +1579,8 @@ TEST_F_TIMEOUT(mods, telemetry_reload_during_model_run, 300)
 	/* The core, with the plane loaded: refused while its users are there. */
 	rc = capture(out, sizeof(out), "rmmod neuron_core 2>&1");
 	EXPECT_NE(0, rc) TH_LOG("rmmod neuron_core with neuron_telemetry loaded: %s", out);
-	EXPECT_EQ(1, mod_loaded("neuron_core"));
-	EXPECT_EQ(1, mod_loaded("neuron_telemetry"));
+	EXPECT_EQ(1, nt_module_loaded("neuron_core"));
+	EXPECT_EQ(1, nt_module_loaded("neuron_telemetry"));
 	expect_tree(_metadata, index, 1, cycles);
 
 	/* The DHAL, with the plane loaded: the device and its tree go, and come back. */
@@ -1602,7 +1588,7 @@ TEST_F_TIMEOUT(mods, telemetry_reload_during_model_run, 300)
 		TH_LOG("modprobe -r neuron_dhal_v3: %s", out);
 	EXPECT_FALSE(nt_exists(TEL_DEV, index));
 	EXPECT_EQ(-ENODEV, mem_free(fd, h[0]));
-	EXPECT_EQ(1, mod_loaded("neuron_telemetry"));
+	EXPECT_EQ(1, nt_module_loaded("neuron_telemetry"));
 	ASSERT_EQ(0, capture(out, sizeof(out), "modprobe neuron_dhal_v3 2>&1"))
 		TH_LOG("modprobe neuron_dhal_v3: %s", out);
 	ASSERT_STREQ("ready", nt_sim_settle(1, buf, sizeof(buf), SETTLE_MS));
@@ -1648,14 +1634,14 @@ static int unload_one(struct __test_metadata *_metadata, int round, const char *
 	char holders[256], out[OUT_LEN];
 	int refcnt, nh, rc, still;
 
-	if (mod_loaded(mod) != 1) {
+	if (nt_module_loaded(mod) != 1) {
 		add_word(log, len, "-%s(gone)", mod);
 		return -1;
 	}
 	refcnt = mod_refcnt(mod);
 	nh = mod_holders(mod, holders, sizeof(holders));
 	rc = capture(out, sizeof(out), "modprobe -r %s 2>&1", mod);
-	still = mod_loaded(mod);
+	still = nt_module_loaded(mod);
 	if (!rc) {
 		add_word(log, len, "-%s", mod);
 		EXPECT_EQ(0, still)
@@ -1728,7 +1714,7 @@ static void order_round(struct __test_metadata *_metadata, int round)
 		ASSERT_EQ(0, capture(out, sizeof(out), "modprobe %s 2>&1", mod))
 			TH_LOG("round %d: modprobe %s: %s", round, mod, out);
 		add_word(log, sizeof(log), "+%s", mod);
-		ASSERT_EQ(1, mod_loaded(mod)) TH_LOG("round %d: modprobe %s", round, mod);
+		ASSERT_EQ(1, nt_module_loaded(mod)) TH_LOG("round %d: modprobe %s", round, mod);
 		ASSERT_EQ(0, expect_driver(_metadata, mod)) TH_LOG("round %d", round);
 		if (strcmp(mod, "neuron_sim"))
 			continue;
@@ -1751,10 +1737,10 @@ static void order_round(struct __test_metadata *_metadata, int round)
 	}
 	ksft_print_msg("round %d, %.1f s: %s\n", round, (nt_now_ms() - t) / 1000.0, log);
 
-	if (mod_loaded("neuron_sim") == 1)
+	if (nt_module_loaded("neuron_sim") == 1)
 		EXPECT_EQ(0, capture(out, sizeof(out), "modprobe -r neuron_sim 2>&1"))
 			TH_LOG("round %d: modprobe -r neuron_sim: %s", round, out);
-	neuron_was = mod_loaded("neuron") == 1;
+	neuron_was = nt_module_loaded("neuron") == 1;
 	if (neuron_was)
 		EXPECT_EQ(0, capture(out, sizeof(out), "modprobe -r neuron 2>&1"))
 			TH_LOG("round %d: modprobe -r neuron: %s", round, out);
