@@ -53,20 +53,38 @@ static int cpu_ticks(long long *busy, long long *all)
 	return 0;
 }
 
-static int add_device(int id)
+/* Create device @id through @fd, new_device open for writing. */
+static int add_device(int fd, int id)
 {
 	static const char *const gens[] = { "v2", "v3", "v4" };
 	char line[32];
-	int fd, len, ret = 0;
+	int len;
 
-	fd = open(SIM_BUS "/new_device", O_WRONLY);
-	if (fd < 0)
-		return -1;
 	len = snprintf(line, sizeof(line), "%d %s\n", id, gens[id % 3]);
-	if (write(fd, line, len) != len)
-		ret = -1;
-	close(fd);
-	return ret;
+	return write(fd, line, len) == len ? 0 : -1;
+}
+
+/*
+ * The directory holding the simulated devices' own directories, found
+ * from device @id's link on the bus, as an O_PATH descriptor; -1 on error.
+ * Opening each state file relative to it walks two names, where the path
+ * through the bus walks six and a symlink back into /sys/devices.
+ */
+static int devices_dir(int id)
+{
+	char link[64], *dev, *slash;
+	int fd;
+
+	snprintf(link, sizeof(link), SIM_BUS "/devices/neuron_sim%d", id);
+	dev = realpath(link, NULL);
+	if (!dev)
+		return -1;
+	slash = strrchr(dev, '/');
+	if (slash)
+		*slash = 0;
+	fd = open(dev, O_PATH | O_DIRECTORY);
+	free(dev);
+	return fd;
 }
 
 /* 1: @fd says ready; 0: not yet; -1: failed or unreadable. */
@@ -96,7 +114,7 @@ int main(int argc, char **argv)
 	struct pollfd p[MAX_DEVICES];
 	int id[MAX_DEVICES];
 	long long t0, tw, t1, b0, a0, b1, a1;
-	int n, i, left, r;
+	int n, i, left, r, nfd, dfd = -1;
 	char path[96];
 
 	n = argc == 2 ? atoi(argv[1]) : 0;
@@ -104,18 +122,26 @@ int main(int argc, char **argv)
 		fprintf(stderr, "usage: %s N (1 to %d)\n", argv[0], MAX_DEVICES);
 		return 2;
 	}
+	/* One open file for every write: no path walk per device. */
+	nfd = open(SIM_BUS "/new_device", O_WRONLY);
+	if (nfd < 0) {
+		fprintf(stderr, SIM_BUS "/new_device: %s\n", strerror(errno));
+		return 1;
+	}
 	if (cpu_ticks(&b0, &a0)) {
 		fprintf(stderr, "cannot read /proc/stat\n");
 		return 1;
 	}
 	t0 = now_us();
 	for (i = 0; i < n; i++) {
-		if (add_device(i)) {
+		if (add_device(nfd, i)) {
 			fprintf(stderr, "new_device %d: %s\n", i, strerror(errno));
 			return 1;
 		}
-		snprintf(path, sizeof(path), SIM_BUS "/devices/neuron_sim%d/state", i);
-		p[i].fd = open(path, O_RDONLY);
+		if (dfd < 0)
+			dfd = devices_dir(i);
+		snprintf(path, sizeof(path), "neuron_sim%d/state", i);
+		p[i].fd = dfd < 0 ? -1 : openat(dfd, path, O_RDONLY);
 		if (p[i].fd < 0) {
 			fprintf(stderr, "%s: %s\n", path, strerror(errno));
 			return 1;
@@ -124,6 +150,8 @@ int main(int argc, char **argv)
 		id[i] = i;
 	}
 	tw = now_us();
+	close(nfd);
+	close(dfd);
 	/*
 	 * p[0 .. left - 1] are the devices not ready yet.  Each is read first
 	 * and then whenever poll() says it changed since its last read (a
