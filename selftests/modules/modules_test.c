@@ -281,27 +281,15 @@ static int modprobe_settle(long ms)
 
 /*
  * No simulated device and no Neuron module, whatever a test left behind:
- * delete the devices, then modprobe -r whatever is loaded until nothing is
- * (each goes once its users have).  How many modules are left, listed in
- * @left.
+ * delete the devices, then unload the driver (nt_unload_all()).  How many
+ * modules are left, listed in @left.
  */
 static int unload_everything(char *left, size_t len)
 {
-	char names[1024], *tok, *save;
-	int pass;
-
 	modprobe_settle(FOLLOW_MS);
 	if (nt_exists(SIM_BUS))
 		nt_sim_del_all();
-	/* A modprobe with nothing to do still costs 0.7 s in the debug VM. */
-	if (nt_module_loaded("neuron_sim"))
-		nt_sh("modprobe -r neuron_sim 2>/dev/null");
-	if (nt_module_loaded("neuron"))
-		nt_sh("modprobe -r neuron 2>/dev/null");
-	for (pass = 0; pass < 8 && neuron_mods(names, sizeof(names)) > 0; pass++) {
-		for (tok = strtok_r(names, " ", &save); tok; tok = strtok_r(NULL, " ", &save))
-			nt_sh("modprobe -r %s 2>/dev/null", tok);
-	}
+	nt_unload_all();
 	return neuron_mods(left, len);
 }
 

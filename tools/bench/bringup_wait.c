@@ -138,10 +138,16 @@ int main(int argc, char **argv)
 			fprintf(stderr, "new_device %d: %s\n", i, strerror(errno));
 			return 1;
 		}
-		if (dfd < 0)
+		if (dfd < 0) {
 			dfd = devices_dir(i);
+			if (dfd < 0) {
+				fprintf(stderr, "the directory of neuron_sim%d: %s\n", i,
+					strerror(errno));
+				return 1;
+			}
+		}
 		snprintf(path, sizeof(path), "neuron_sim%d/state", i);
-		p[i].fd = dfd < 0 ? -1 : openat(dfd, path, O_RDONLY);
+		p[i].fd = openat(dfd, path, O_RDONLY);
 		if (p[i].fd < 0) {
 			fprintf(stderr, "%s: %s\n", path, strerror(errno));
 			return 1;
