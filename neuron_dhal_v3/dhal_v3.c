@@ -1,8 +1,8 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
  * DHAL for the third Neuron generation: Trainium2 (Trn2).  Its address
- * map and firmware tables (v3_base.c) are shared with the fourth
- * generation by source, not by linking.
+ * map and firmware tables (include/neuron/dhal_v3_base.h) are shared with
+ * the fourth generation by source, not by linking.
  */
 
 #include <linux/bits.h>
@@ -13,9 +13,8 @@
 
 #include <neuron/compat.h>
 #include <neuron/dhal.h>
+#include <neuron/dhal_v3_base.h>
 #include <neuron/version.h>
-
-#include "dhal_v3.h"
 
 static const struct neuron_dhal_arch v3_archs[] = {
 	{

@@ -1,9 +1,10 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
  * DHAL for the fourth Neuron generation: Trainium3 (Trn3).  It is Trn2's
- * address map and firmware interface (taken from neuron_dhal_v3) with its
- * own identity and larger HBM regions.  The register windows user space
- * may reach, the core reset map and the NeuronCore numbering are v3's too.
+ * address map and firmware interface (include/neuron/dhal_v3_base.h, of
+ * which this module has its own copy) with its own identity and larger HBM
+ * regions.  The register windows user space may reach, the core reset map
+ * and the NeuronCore numbering are v3's too.
  */
 
 #include <linux/module.h>
@@ -13,9 +14,8 @@
 
 #include <neuron/compat.h>
 #include <neuron/dhal.h>
+#include <neuron/dhal_v3_base.h>
 #include <neuron/version.h>
-
-#include "../neuron_dhal_v3/dhal_v3.h"
 
 static const struct neuron_dhal_arch v4_archs[] = {
 	{

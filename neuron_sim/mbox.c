@@ -6,8 +6,9 @@
  * A doorbell write of 1 with no reset type set is a mailbox request: the
  * new protocol when the driver wrote 1 to the acknowledge register (0xf0)
  * first, the legacy one otherwise.  The simulated firmware checks the
- * request's CRC32C (error 1 when it is wrong) and answers, in the doorbell
- * write or mbox_delay_ms later from a work item:
+ * request's CRC32C with the core's neuron_fw_crc(), the one implementation
+ * (error 1 when it is wrong), and answers, in the doorbell write or
+ * mbox_delay_ms later from a work item:
  *
  * - legacy READ: the value of each BAR 0 register the address names (seen
  *   from csr_dev_base), 0xdeadbeef for an address outside that window;
@@ -31,7 +32,6 @@
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 
 #include <linux/bitops.h>
-#include <linux/crc32.h>
 #include <linux/debugfs.h>
 #include <linux/seq_file.h>
 #include <linux/slab.h>
@@ -45,15 +45,6 @@
 static u32 *nsim_mbox_reg(struct nsim_dev *sd, unsigned int moff)
 {
 	return &sd->misc[moff / 4];
-}
-
-/* CRC32C of a request as the firmware checks it. */
-static u32 nsim_mbox_crc(const struct neuron_fw_req_hdr *hdr, const void *payload, size_t len)
-{
-	struct neuron_fw_req_hdr h = *hdr;
-
-	h.crc = 0;
-	return ~__crc32c_le(__crc32c_le(~0U, (const u8 *)&h, sizeof(h)), payload, len);
 }
 
 /* The value READ returns for device-physical @addr.  Lock held. */
@@ -180,7 +171,7 @@ static void nsim_mbox_legacy(struct nsim_dev *sd)
 	size = le16_to_cpu(req->size);
 	if (size < sizeof(*req) || !nsim_host_ptr(sd, req_addr, size)) {
 		err = NEURON_FW_ERR_FAIL;
-	} else if (nsim_mbox_crc(req, req + 1, size - sizeof(*req)) != le32_to_cpu(req->crc)) {
+	} else if (neuron_fw_crc(req, req + 1, size - sizeof(*req)) != le32_to_cpu(req->crc)) {
 		sd->mbox.crc_errors++;
 		err = NEURON_FW_ERR_FAIL;
 	} else {
@@ -215,7 +206,7 @@ static void nsim_mbox_new(struct nsim_dev *sd)
 	len = size - sizeof(hdr);
 	if (size < sizeof(hdr) || len > sizeof(in)) {
 		err = NEURON_FW_ERR_FAIL;
-	} else if (nsim_mbox_crc(&hdr, in, len) != crc) {
+	} else if (neuron_fw_crc(&hdr, in, len) != crc) {
 		sd->mbox.crc_errors++;
 		err = NEURON_FW_ERR_FAIL;
 	} else {

@@ -12,7 +12,8 @@
 #include <linux/module.h>
 #include <linux/overflow.h>
 
-#include <neuron/compat.h>
+#include <kunit/visibility.h>
+
 #include <neuron/udma.h>
 
 #include "udma_priv.h"
@@ -44,7 +45,7 @@ void neuron_udma_desc_m2s(struct neuron_udma_desc *d, u64 src, u32 len, u8 ring_
 	d->addr = cpu_to_le64(src);
 	d->ctrl = cpu_to_le32(udma_ctrl(len, ring_id, ctrl_flags));
 }
-EXPORT_SYMBOL_NS_GPL(neuron_udma_desc_m2s, NEURON_NS);
+EXPORT_SYMBOL_IF_KUNIT(neuron_udma_desc_m2s);
 
 /**
  * neuron_udma_desc_s2m() - encode a destination descriptor
@@ -61,7 +62,7 @@ void neuron_udma_desc_s2m(struct neuron_udma_desc *d, u64 dst, u32 len, u8 ring_
 	d->addr = cpu_to_le64(dst);
 	d->ctrl = cpu_to_le32(udma_ctrl(len, ring_id, ctrl_flags));
 }
-EXPORT_SYMBOL_NS_GPL(neuron_udma_desc_s2m, NEURON_NS);
+EXPORT_SYMBOL_IF_KUNIT(neuron_udma_desc_s2m);
 
 /* Take the slot at the tail; the ring id advances when the tail wraps. */
 static struct neuron_udma_desc *udma_ring_take(struct neuron_udma_ring *r, u8 *ring_id)
@@ -137,7 +138,7 @@ int neuron_udma_copy_prepare(struct neuron_udma_queue *q, u64 src, u64 dst, u64 
 	}
 	return n;
 }
-EXPORT_SYMBOL_NS_GPL(neuron_udma_copy_prepare, NEURON_NS);
+EXPORT_SYMBOL_IF_KUNIT(neuron_udma_copy_prepare);
 
 /**
  * neuron_udma_marker_prepare() - queue a completion marker
@@ -157,7 +158,7 @@ int neuron_udma_marker_prepare(struct neuron_udma_queue *q, u64 marker_src, u64 
 {
 	return neuron_udma_copy_prepare(q, marker_src, marker_dst, NEURON_UDMA_MARKER_LEN, flags);
 }
-EXPORT_SYMBOL_NS_GPL(neuron_udma_marker_prepare, NEURON_NS);
+EXPORT_SYMBOL_IF_KUNIT(neuron_udma_marker_prepare);
 
 /**
  * neuron_udma_ack() - give completed descriptor pairs back to the rings
@@ -178,4 +179,4 @@ int neuron_udma_ack(struct neuron_udma_queue *q, u32 n)
 	s->head = (s->head + n) & (s->size - 1);
 	return 0;
 }
-EXPORT_SYMBOL_NS_GPL(neuron_udma_ack, NEURON_NS);
+EXPORT_SYMBOL_IF_KUNIT(neuron_udma_ack);

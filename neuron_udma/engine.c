@@ -221,7 +221,7 @@ int neuron_udma_engine_base(const struct neuron_udma_gen *gen, unsigned int inde
 		*base = gen->extra_base[index - grouped];
 	return 0;
 }
-EXPORT_SYMBOL_NS_GPL(neuron_udma_engine_base, NEURON_NS);
+EXPORT_SYMBOL_IF_KUNIT(neuron_udma_engine_base);
 
 /**
  * neuron_udma_engine_bind() - describe an engine without programming it
@@ -263,7 +263,7 @@ int neuron_udma_engine_bind(struct neuron_udma_engine *eng, struct neuron_device
 	}
 	return 0;
 }
-EXPORT_SYMBOL_NS_GPL(neuron_udma_engine_bind, NEURON_NS);
+EXPORT_SYMBOL_IF_KUNIT(neuron_udma_engine_bind);
 
 /**
  * neuron_udma_engine_init() - set up an engine
@@ -302,7 +302,7 @@ int neuron_udma_engine_init(struct neuron_udma_engine *eng, struct neuron_device
 	udma_engine_prefetch(eng);
 	return 0;
 }
-EXPORT_SYMBOL_NS_GPL(neuron_udma_engine_init, NEURON_NS);
+EXPORT_SYMBOL_IF_KUNIT(neuron_udma_engine_init);
 
 /* v2: make AXI errors of every queue abort the engine. */
 static void udma_axi_error_abort(struct neuron_udma_engine *eng)
@@ -376,7 +376,7 @@ void neuron_udma_engine_error_setup(struct neuron_udma_engine *eng)
 	if (gen->mask_ring_id_error && eng->index < gen->groups * gen->group_engines)
 		udma_mask_ring_id_error(eng);
 }
-EXPORT_SYMBOL_NS_GPL(neuron_udma_engine_error_setup, NEURON_NS);
+EXPORT_SYMBOL_IF_KUNIT(neuron_udma_engine_error_setup);
 
 /**
  * neuron_udma_engine_set_state() - run, stop or abort both halves
@@ -406,7 +406,7 @@ int neuron_udma_engine_set_state(struct neuron_udma_engine *eng, enum neuron_udm
 	neuron_udma_wr(eng, NEURON_UDMA_S2M + NEURON_UDMA_CHANGE_STATE, val);
 	return 0;
 }
-EXPORT_SYMBOL_NS_GPL(neuron_udma_engine_set_state, NEURON_NS);
+EXPORT_SYMBOL_IF_KUNIT(neuron_udma_engine_set_state);
 
 /*
  * Whether any field of a half's state register reads running (@normal) or
@@ -460,7 +460,7 @@ enum neuron_udma_state neuron_udma_engine_get_state(struct neuron_udma_engine *e
 		return NEURON_UDMA_ABORTED;
 	return normal ? NEURON_UDMA_NORMAL : NEURON_UDMA_IDLE;
 }
-EXPORT_SYMBOL_NS_GPL(neuron_udma_engine_get_state, NEURON_NS);
+EXPORT_SYMBOL_IF_KUNIT(neuron_udma_engine_get_state);
 
 /**
  * neuron_udma_engine_quiescent() - whether an engine moves no data
@@ -483,7 +483,7 @@ bool neuron_udma_engine_quiescent(struct neuron_udma_engine *eng)
 	udma_state_fields(eng, true, &normal, &aborted);
 	return !normal;
 }
-EXPORT_SYMBOL_NS_GPL(neuron_udma_engine_quiescent, NEURON_NS);
+EXPORT_SYMBOL_IF_KUNIT(neuron_udma_engine_quiescent);
 
 /*
  * Poll @done(@arg) until it holds, sleeping between looks (10 us doubling
@@ -531,7 +531,7 @@ int neuron_udma_engine_quiesce(struct neuron_udma_engine *eng, unsigned int time
 	neuron_udma_engine_set_state(eng, NEURON_UDMA_DISABLED);
 	return udma_poll(udma_engine_quiet, eng, timeout_ms);
 }
-EXPORT_SYMBOL_NS_GPL(neuron_udma_engine_quiesce, NEURON_NS);
+EXPORT_SYMBOL_IF_KUNIT(neuron_udma_engine_quiesce);
 
 static int udma_ring_check(const struct neuron_udma_ring_cfg *cfg)
 {
@@ -612,7 +612,7 @@ int neuron_udma_queue_init(struct neuron_udma_engine *eng, unsigned int qid,
 	q->ready = true;
 	return neuron_udma_queue_reset(q);
 }
-EXPORT_SYMBOL_NS_GPL(neuron_udma_queue_init, NEURON_NS);
+EXPORT_SYMBOL_IF_KUNIT(neuron_udma_queue_init);
 
 /**
  * neuron_udma_queue_reset() - drop everything queued and start over
@@ -634,7 +634,7 @@ int neuron_udma_queue_reset(struct neuron_udma_queue *q)
 	udma_half_program(q, true);
 	return 0;
 }
-EXPORT_SYMBOL_NS_GPL(neuron_udma_queue_reset, NEURON_NS);
+EXPORT_SYMBOL_IF_KUNIT(neuron_udma_queue_reset);
 
 static void udma_half_state(struct neuron_udma_queue *q, bool s2m,
 			    struct neuron_udma_half_state *hs)
@@ -670,7 +670,7 @@ void neuron_udma_queue_state(struct neuron_udma_queue *q, struct neuron_udma_que
 	udma_half_state(q, false, &st->m2s);
 	udma_half_state(q, true, &st->s2m);
 }
-EXPORT_SYMBOL_NS_GPL(neuron_udma_queue_state, NEURON_NS);
+EXPORT_SYMBOL_IF_KUNIT(neuron_udma_queue_state);
 
 /**
  * neuron_udma_queue_idle() - whether a queue has nothing in flight
@@ -699,7 +699,7 @@ bool neuron_udma_queue_idle(struct neuron_udma_queue *q)
 	}
 	return true;
 }
-EXPORT_SYMBOL_NS_GPL(neuron_udma_queue_idle, NEURON_NS);
+EXPORT_SYMBOL_IF_KUNIT(neuron_udma_queue_idle);
 
 static bool udma_queue_quiet(void *q)
 {
@@ -723,7 +723,7 @@ int neuron_udma_queue_quiesce(struct neuron_udma_queue *q, unsigned int timeout_
 {
 	return udma_poll(udma_queue_quiet, q, timeout_ms);
 }
-EXPORT_SYMBOL_NS_GPL(neuron_udma_queue_quiesce, NEURON_NS);
+EXPORT_SYMBOL_IF_KUNIT(neuron_udma_queue_quiesce);
 
 /**
  * neuron_udma_doorbell() - tell the engine about new descriptors
@@ -746,7 +746,7 @@ void neuron_udma_doorbell(struct neuron_udma_queue *q, u32 m2s_n, u32 s2m_n)
 		neuron_udma_wr(q->eng, neuron_udma_qreg(false, q->qid, NEURON_UDMA_Q_TAIL_INC),
 			       m2s_n);
 }
-EXPORT_SYMBOL_NS_GPL(neuron_udma_doorbell, NEURON_NS);
+EXPORT_SYMBOL_IF_KUNIT(neuron_udma_doorbell);
 
 /**
  * neuron_udma_submit() - ring the doorbell for everything prepared
@@ -766,4 +766,4 @@ u32 neuron_udma_submit(struct neuron_udma_queue *q)
 	q->s2m.rung = q->s2m.tail;
 	return m2s_n;
 }
-EXPORT_SYMBOL_NS_GPL(neuron_udma_submit, NEURON_NS);
+EXPORT_SYMBOL_IF_KUNIT(neuron_udma_submit);

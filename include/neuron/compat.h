@@ -92,4 +92,16 @@ static inline void neuron_vm_flags_clear(struct vm_area_struct *vma, unsigned lo
 #define KUNIT_STATIC_STUB_REDIRECT(...)	do { } while (0)
 #endif
 
+/*
+ * CRC32C without the initial and final inversion: __crc32c_le() where the
+ * kernel has it (NEURON_HAVE_CRC32C_LE, a feature test in ../../Kbuild),
+ * else crc32c(), which computes the same from 6.14 on.
+ */
+#include <linux/crc32.h>
+#ifdef NEURON_HAVE_CRC32C_LE
+#define neuron_crc32c(crc, p, len)	__crc32c_le(crc, p, len)
+#else
+#define neuron_crc32c(crc, p, len)	crc32c(crc, p, len)
+#endif
+
 #endif /* _NEURON_COMPAT_H */

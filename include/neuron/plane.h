@@ -16,6 +16,32 @@
  * Nothing pins a plane module: unregistering (at module exit) first stops
  * new calls, waits for calls in flight (SRCU), then releases the plane's
  * state in every open file and every device, in that order.
+ *
+ * neuron_core's own layers above its base register the same way, as
+ * built-in planes that are never unregistered while a device exists: the
+ * device plane (NEURON_PLANE_DEVICE), the memory layer (NEURON_PLANE_MEM)
+ * and the NeuronCore state plane (NEURON_PLANE_NC).  They alone may fill
+ * the callbacks marked "built-in planes only", through which the base
+ * tells them of the device events only they need and asks them what only
+ * they know.
+ *
+ * Order of the calls, for every event (a plane not attached is skipped):
+ *
+ * - device created: @device_attach in id order (device, memory,
+ *   cores, DMA, telemetry);
+ * - bound to its DHAL and mapped: @device_setup in id order;
+ * - published: @device_publish in id order;
+ * - out of a device reset, ready: @device_ready in id order, before the
+ *   state says ready;
+ * - cores reset / device reset: @cores_reset / @device_reset in id order;
+ * - file released: @file_release in reverse id order (what the planes
+ *   above started ends before the reservations and memory under it go);
+ * - process detached: @process_gone_locked in id order, under the device
+ *   lock, as its attach slot empties; then @process_detach in id order;
+ * - device removed: @file_release of every open file then @device_detach,
+ *   plane by plane in reverse id order; then @device_remove in reverse id
+ *   order once the node is gone; @device_free in reverse id order when the
+ *   device structure's last reference goes.
  */
 #ifndef _NEURON_PLANE_H
 #define _NEURON_PLANE_H
@@ -30,18 +56,28 @@
 #include <neuron/neuron_ioctl.h>
 
 struct address_space;
+struct neuron_app_info;
 struct neuron_device;
 struct pid;
+struct vm_area_struct;
 
 /**
  * enum neuron_plane_id - the planes
- * @NEURON_PLANE_CORE: the core itself (not a registrable plane)
+ * @NEURON_PLANE_CORE: the core's base layer itself (not a plane)
+ * @NEURON_PLANE_DEVICE: the device plane of neuron_core: identity,
+ *	information and reset commands, register access, firmware mailboxes
+ *	(built in)
+ * @NEURON_PLANE_MEM: the memory layer of neuron_core (built in)
+ * @NEURON_PLANE_NC: the NeuronCore state plane of neuron_core (built in)
  * @NEURON_PLANE_DMA: neuron_udma
  * @NEURON_PLANE_TELEMETRY: neuron_telemetry
  * @NEURON_PLANES: number of ids
  */
 enum neuron_plane_id {
 	NEURON_PLANE_CORE,
+	NEURON_PLANE_DEVICE,
+	NEURON_PLANE_MEM,
+	NEURON_PLANE_NC,
 	NEURON_PLANE_DMA,
 	NEURON_PLANE_TELEMETRY,
 	NEURON_PLANES,
@@ -119,7 +155,7 @@ struct neuron_ioctl_cmd {
  * struct neuron_ioctl_family - the commands of one number
  * @gate: who may call them (enum neuron_ioctl_gate)
  * @identity: its handlers read only the device's identity, so they may run
- *	without the usage lock once it is known (core families only)
+ *	without the usage lock once it is known (built-in planes only)
  * @plane: in the core's table, the plane that serves the number
  *	(enum neuron_plane_id); NEURON_PLANE_CORE in a plane's own table
  * @n: entries used in @cmds; 0 for a number the table does not serve
@@ -146,6 +182,13 @@ struct neuron_ioctl_family {
 		{ .gate = (g), .n = 2, \
 		  .cmds = { { (type), (fn) }, NEURON_IOCTL_SIBLING(__VA_ARGS__) } }
 #define NEURON_IOCTL_SIBLING(c, f)		{ (c), (f) }
+/* The same, for families whose handlers only report the device's identity. */
+#define NEURON_IOCTL_ID1(g, type, fn) \
+	[_IOC_NR(type)] = { .gate = (g), .identity = 1, .n = 1, .cmds = { { (type), (fn) } } }
+#define NEURON_IOCTL_ID2(g, type, fn, ...) \
+	[_IOC_NR(type) + NEURON_IOCTL_SAME_NR(type, __VA_ARGS__)] = \
+		{ .gate = (g), .identity = 1, .n = 2, \
+		  .cmds = { { (type), (fn) }, NEURON_IOCTL_SIBLING(__VA_ARGS__) } }
 #define NEURON_IOCTL_SAME_NR(type, c, ...)	BUILD_BUG_ON_ZERO(_IOC_NR(type) != _IOC_NR(c))
 
 /* Most bytes one &struct neuron_plane_dma_read copies. */
@@ -210,9 +253,39 @@ struct neuron_plane_dma_read {
  *	resolve aborts it; it is set running again); -ETIMEDOUT;
  *	-EOPNOTSUPP for a generation without DMA; -ENOMEM.  Optional
  *	(neuron_plane_dma_read()).
+ * @builtin: a layer of neuron_core, registered at its load and never
+ *	unregistered while a device exists; only such a plane may have the
+ *	callbacks below, and only it may use NEURON_PLANE_MEM or
+ *	NEURON_PLANE_NC
+ * @device_setup: built-in planes only: the device is bound to its DHAL and
+ *	its BARs are mapped (once per device).  Return 0 or -errno (the
+ *	device fails).
+ * @device_ready: built-in planes only: a reset left the device ready; the
+ *	state says so only after this returns.
+ * @device_remove: built-in planes only: the device was removed: every
+ *	plane is detached and the node is gone; release what processes may
+ *	still reach (mappings, peer registrations).  No lock held.
+ * @device_free: built-in planes only: the device structure's last
+ *	reference went (also when its creation failed half-way, after a
+ *	failed @device_attach); free what @device_attach made.
+ * @process_gone_locked: built-in planes only: process @tgid detaches from
+ *	@nd, called with the device's lock held while its attach slot is
+ *	still filled in, so that a process attaching next finds what it held
+ *	free.  Must take leaf locks only.
+ * @cores_held: built-in planes only: the cores of @nd that a process other
+ *	than @tgid holds in this plane (bit per core).  Called with the
+ *	host-wide holds lock held (neuron_holds_lock()).
+ * @app_info: built-in planes only: fill in what this plane knows of
+ *	process @tgid for GET_ALL_APPS_INFO (@flags: APP_INFO_*).  Called
+ *	with the device's lock held; takes leaf locks only.
+ * @mmap: built-in planes only: map [@start, @start + @len) of the
+ *	device's mmap space for @nf into @vma, or return -ENOENT when the
+ *	range is not this plane's.  The base layer checked the file, the
+ *	sharing mode and the range's overflow.
  *
- * Every callback but @device_attach runs with the device's plane lock
- * held (it must not take the device's usage lock); none runs concurrently
+ * Every callback but @device_attach and those marked "no lock" or
+ * "built-in planes only" runs with the device's plane lock held (it must
+ * not take the device's usage lock); none of those runs concurrently
  * with another for one device.
  */
 struct neuron_plane {
@@ -229,6 +302,16 @@ struct neuron_plane {
 	void (*device_reset)(struct neuron_device *nd, void *priv);
 	int (*dma_read)(struct neuron_device *nd, void *priv,
 			const struct neuron_plane_dma_read *rd);
+	bool builtin;
+	int (*device_setup)(struct neuron_device *nd);
+	void (*device_ready)(struct neuron_device *nd);
+	void (*device_remove)(struct neuron_device *nd);
+	void (*device_free)(struct neuron_device *nd);
+	void (*process_gone_locked)(struct neuron_device *nd, struct pid *tgid);
+	u32 (*cores_held)(struct neuron_device *nd, struct pid *tgid);
+	void (*app_info)(struct neuron_device *nd, struct pid *tgid, u16 flags,
+			 struct neuron_app_info *app);
+	int (*mmap)(struct neuron_file *nf, struct vm_area_struct *vma, u64 start, u64 len);
 };
 
 /* Longest wait of one &neuron_plane.dma_read for its marker, in ms. */

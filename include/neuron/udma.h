@@ -8,7 +8,8 @@
  * core's neuron_reg_read32() / neuron_reg_write32().
  *
  * The library is part of the DMA plane module (neuron_udma), which uses it
- * itself; its functions are exported in the NEURON namespace for tests.
+ * itself; its functions are exported for the KUnit tests only
+ * (EXPORT_SYMBOL_IF_KUNIT): no other module calls them.
  *
  * Hardware model: an engine has a memory-to-stream half (M2S, reads the
  * source) and a stream-to-memory half (S2M, writes the destination), each
@@ -453,6 +454,14 @@ static inline bool neuron_udma_reg_is_ring_base(const struct neuron_udma_gen *ge
 }
 
 /* ---- The library ---------------------------------------------------- */
+
+/*
+ * The two functions every register access of the library goes through.
+ * KUnit tests (neuron_udma's own and the simulator's) redirect them with
+ * static stubs, to a fake register space or to a simulated device.
+ */
+u32 neuron_udma_rd(const struct neuron_udma_engine *eng, u64 off);
+void neuron_udma_wr(const struct neuron_udma_engine *eng, u64 off, u32 val);
 
 int neuron_udma_engine_base(const struct neuron_udma_gen *gen, unsigned int index,
 			    u64 *base);

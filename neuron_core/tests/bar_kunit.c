@@ -17,7 +17,9 @@
 #include <neuron/dhal.h>
 #include <neuron/neuron_driver_shared.h>
 
-#include "../ioctl.h"
+#include "../device/device.h"
+#include "../cores/cores.h"
+#include "../memory/mem.h"
 
 #define RW	(NEURON_REG_READ | NEURON_REG_WRITE)
 

@@ -13,7 +13,9 @@
 #include <neuron/compat.h>
 #include <neuron/version.h>
 
-#include "../core.h"
+#include "../base/core.h"
+#include "../cores/cores.h"
+#include "../memory/mem.h"
 
 /* The region spans exactly NEURON_MAX_DEVICES minors and nobody else can take them. */
 static void core_chrdev_region_reserved(struct kunit *test)

@@ -13,7 +13,9 @@
 #include <neuron/compat.h>
 #include <neuron/neuron_driver_shared.h>
 
-#include "../core.h"
+#include "../base/core.h"
+#include "../cores/cores.h"
+#include "../memory/mem.h"
 
 /* Byte offset of counter @id of core @nc, written out from the layout. */
 static size_t slot_of(unsigned int nc, unsigned int id)

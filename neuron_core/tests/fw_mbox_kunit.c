@@ -16,8 +16,10 @@
 #include <neuron/dhal.h>
 #include <neuron/fw.h>
 
-#include "../core.h"
-#include "../ioctl.h"
+#include "../base/core.h"
+#include "../cores/cores.h"
+#include "../memory/mem.h"
+#include "../device/device.h"
 
 /* CRC32C bit by bit (reflected polynomial 0x82f63b78), no final xor. */
 static u32 crc_ref(u32 crc, const u8 *p, size_t len)

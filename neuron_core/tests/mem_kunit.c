@@ -16,7 +16,9 @@
 
 #include <neuron/compat.h>
 
-#include "../core.h"
+#include "../base/core.h"
+#include "../cores/cores.h"
+#include "../memory/mem.h"
 
 #define POOL_BASE	0x40000000ULL
 #define POOL_SIZE	SZ_1M
@@ -35,14 +37,15 @@ static int mem_test_init(struct kunit *test)
 	mutex_init(&nd->lock);
 	device_initialize(&nd->dev);
 	nd->dev.release = mem_test_dev_release;
-	neuron_mem_init(nd);
-	m = &nd->mem;
+	neuron_stats_init(nd);
+	KUNIT_ASSERT_EQ(test, neuron_mem_init(nd), 0);
+	m = nd->mem;
 	m->nc_count = 2;
 	m->hbm_count = 1;
 	m->hbm[0].base = POOL_BASE;
 	m->hbm[0].size = POOL_SIZE;
-	KUNIT_ASSERT_EQ(test, 0, neuron_range_init(&m->hbm[0].range, POOL_BASE, POOL_SIZE,
-						   PAGE_SIZE));
+	KUNIT_ASSERT_EQ(test, 0, neuron_extent_init(&m->hbm[0].range, POOL_BASE, POOL_SIZE,
+						    PAGE_SIZE));
 	m->ready = true;
 	nd->attach[0].tgid = get_pid(task_tgid(current));
 	nd->attach[0].files = 1;
@@ -57,9 +60,9 @@ static void mem_test_exit(struct kunit *test)
 	mutex_lock(&nd->lock);
 	neuron_mem_detach_locked(nd, nd->attach[0].tgid);
 	mutex_unlock(&nd->lock);
-	KUNIT_EXPECT_EQ(test, 0UL, nd->mem.chunks);
-	KUNIT_EXPECT_EQ(test, 0UL, nd->mem.nr_handles);
-	KUNIT_EXPECT_EQ(test, (u64)POOL_SIZE, neuron_range_free_bytes(&nd->mem.hbm[0].range));
+	KUNIT_EXPECT_EQ(test, 0UL, nd->mem->chunks);
+	KUNIT_EXPECT_EQ(test, 0UL, nd->mem->nr_handles);
+	KUNIT_EXPECT_EQ(test, (u64)POOL_SIZE, neuron_extent_free_bytes(&nd->mem->hbm[0].range));
 	put_pid(nd->attach[0].tgid);
 	neuron_mem_fini(nd);
 	put_device(&nd->dev);
@@ -106,10 +109,10 @@ static void mem_handles_unique_and_opaque(struct kunit *test)
 	}
 	/* Not an arithmetic sequence (a random tag sits above the index). */
 	KUNIT_EXPECT_LT(test, seq, (int)ARRAY_SIZE(h) / 2);
-	KUNIT_EXPECT_EQ(test, 64UL, nd->mem.nr_handles);
-	KUNIT_EXPECT_EQ(test, 64ULL * PAGE_SIZE, nd->mem.bytes[NEURON_MEM_DEVICE - 1]);
+	KUNIT_EXPECT_EQ(test, 64UL, nd->mem->nr_handles);
+	KUNIT_EXPECT_EQ(test, 64ULL * PAGE_SIZE, nd->mem->bytes[NEURON_MEM_DEVICE - 1]);
 	KUNIT_EXPECT_EQ(test, 64ULL * PAGE_SIZE,
-			nd->mem.type_bytes[NEURON_MEMALLOC_TYPE_TENSORS_DEVICE]);
+			nd->mem->type_bytes[NEURON_MEMALLOC_TYPE_TENSORS_DEVICE]);
 }
 
 static void mem_stale_and_forged_handles(struct kunit *test)
@@ -127,7 +130,7 @@ static void mem_stale_and_forged_handles(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, 0, neuron_mem_free_handle(nd, h));
 	KUNIT_EXPECT_NULL(test, neuron_mem_get(nd, h));
 	KUNIT_EXPECT_EQ(test, -EINVAL, neuron_mem_free_handle(nd, h));
-	KUNIT_EXPECT_EQ(test, 0UL, nd->mem.chunks);
+	KUNIT_EXPECT_EQ(test, 0UL, nd->mem->chunks);
 
 	/* The index is reused, the handle is not. */
 	mc = mem_alloc(test, &dev_req);
@@ -145,10 +148,10 @@ static void mem_foreign_handle(struct kunit *test)
 
 	KUNIT_ASSERT_NOT_NULL(test, other);
 	KUNIT_ASSERT_PTR_NE(test, other, task_tgid(current));
-	mutex_lock(&nd->mem.lock);
+	mutex_lock(&nd->mem->lock);
 	mine = mc->owner;
 	mc->owner = other;
-	mutex_unlock(&nd->mem.lock);
+	mutex_unlock(&nd->mem->lock);
 
 	KUNIT_EXPECT_NULL(test, neuron_mem_get(nd, mc->handle));
 	KUNIT_EXPECT_NULL(test, neuron_mem_get_by_pa(nd, mc->pa));
@@ -157,11 +160,11 @@ static void mem_foreign_handle(struct kunit *test)
 	mutex_lock(&nd->lock);
 	neuron_mem_detach_locked(nd, mine);
 	mutex_unlock(&nd->lock);
-	KUNIT_EXPECT_EQ(test, 1UL, nd->mem.chunks);
+	KUNIT_EXPECT_EQ(test, 1UL, nd->mem->chunks);
 
-	mutex_lock(&nd->mem.lock);
+	mutex_lock(&nd->mem->lock);
 	mc->owner = mine;
-	mutex_unlock(&nd->mem.lock);
+	mutex_unlock(&nd->mem->lock);
 	put_pid(other);
 	KUNIT_EXPECT_EQ(test, 0, neuron_mem_free_handle(nd, mc->handle));
 }
@@ -182,18 +185,18 @@ static void mem_reference_keeps_memory(struct kunit *test)
 
 	/* Freed while referenced (as by a mapping): the memory stays taken. */
 	KUNIT_EXPECT_EQ(test, 0, neuron_mem_free_handle(nd, mc->handle));
-	KUNIT_EXPECT_EQ(test, 0UL, nd->mem.nr_handles);
-	KUNIT_EXPECT_EQ(test, 1UL, nd->mem.chunks);
+	KUNIT_EXPECT_EQ(test, 0UL, nd->mem->nr_handles);
+	KUNIT_EXPECT_EQ(test, 1UL, nd->mem->chunks);
 	KUNIT_EXPECT_EQ(test, (u64)POOL_SIZE - 3 * PAGE_SIZE,
-			neuron_range_free_bytes(&nd->mem.hbm[0].range));
+			neuron_extent_free_bytes(&nd->mem->hbm[0].range));
 	KUNIT_EXPECT_NULL(test, neuron_mem_get_by_pa(nd, pa));
 	mc = mem_alloc(test, &req);
 	KUNIT_EXPECT_NE(test, pa, mc->pa);
 
 	neuron_mem_put(again);
-	KUNIT_EXPECT_EQ(test, 1UL, nd->mem.chunks);
+	KUNIT_EXPECT_EQ(test, 1UL, nd->mem->chunks);
 	KUNIT_EXPECT_EQ(test, (u64)POOL_SIZE - 3 * PAGE_SIZE,
-			neuron_range_free_bytes(&nd->mem.hbm[0].range));
+			neuron_extent_free_bytes(&nd->mem->hbm[0].range));
 }
 
 static void mem_detach_frees_everything(struct kunit *test)
@@ -210,15 +213,15 @@ static void mem_detach_frees_everything(struct kunit *test)
 	}
 	/* A host category on device memory is counted as unknown device memory. */
 	KUNIT_EXPECT_EQ(test, 50ULL * PAGE_SIZE,
-			nd->mem.type_bytes[NEURON_MEMALLOC_TYPE_UNKNOWN_DEVICE]);
-	KUNIT_EXPECT_EQ(test, 0ULL, nd->mem.type_bytes[NEURON_MEMALLOC_TYPE_UNKNOWN_HOST]);
+			nd->mem->type_bytes[NEURON_MEMALLOC_TYPE_UNKNOWN_DEVICE]);
+	KUNIT_EXPECT_EQ(test, 0ULL, nd->mem->type_bytes[NEURON_MEMALLOC_TYPE_UNKNOWN_HOST]);
 	mutex_lock(&nd->lock);
 	neuron_mem_detach_locked(nd, nd->attach[0].tgid);
 	mutex_unlock(&nd->lock);
-	KUNIT_EXPECT_EQ(test, 0UL, nd->mem.chunks);
-	KUNIT_EXPECT_EQ(test, 0ULL, nd->mem.bytes[NEURON_MEM_DEVICE - 1]);
-	KUNIT_EXPECT_EQ(test, 0ULL, nd->mem.type_bytes[NEURON_MEMALLOC_TYPE_CODE_DEVICE]);
-	KUNIT_EXPECT_EQ(test, (u64)POOL_SIZE, neuron_range_free_bytes(&nd->mem.hbm[0].range));
+	KUNIT_EXPECT_EQ(test, 0UL, nd->mem->chunks);
+	KUNIT_EXPECT_EQ(test, 0ULL, nd->mem->bytes[NEURON_MEM_DEVICE - 1]);
+	KUNIT_EXPECT_EQ(test, 0ULL, nd->mem->type_bytes[NEURON_MEMALLOC_TYPE_CODE_DEVICE]);
+	KUNIT_EXPECT_EQ(test, (u64)POOL_SIZE, neuron_extent_free_bytes(&nd->mem->hbm[0].range));
 }
 
 static void mem_bad_requests_change_nothing(struct kunit *test)
@@ -263,9 +266,9 @@ static void mem_bad_requests_change_nothing(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, -EACCES, neuron_mem_alloc(nd, &dev_req, &mc));
 	nd->attach[0].tgid = me;
 
-	KUNIT_EXPECT_EQ(test, 0UL, nd->mem.chunks);
-	KUNIT_EXPECT_EQ(test, 0UL, nd->mem.nr_handles);
-	KUNIT_EXPECT_EQ(test, (u64)POOL_SIZE, neuron_range_free_bytes(&nd->mem.hbm[0].range));
+	KUNIT_EXPECT_EQ(test, 0UL, nd->mem->chunks);
+	KUNIT_EXPECT_EQ(test, 0UL, nd->mem->nr_handles);
+	KUNIT_EXPECT_EQ(test, (u64)POOL_SIZE, neuron_extent_free_bytes(&nd->mem->hbm[0].range));
 	/* The whole pool is still there to take. */
 	{
 		struct neuron_mem_request all = dev_req;

@@ -13,7 +13,9 @@
 #include <neuron/dhal.h>
 #include <neuron/neuron_driver_shared.h>
 
-#include "../pod.h"
+#include "../cores/pod.h"
+#include "../cores/cores.h"
+#include "../memory/mem.h"
 
 /*
  * A four-node ring: left links pair A-B and C-D, right links A-D and B-C.

@@ -12,7 +12,9 @@
 
 #include <neuron/compat.h>
 
-#include "../core.h"
+#include "../base/core.h"
+#include "../cores/cores.h"
+#include "../memory/mem.h"
 
 static void stats_ops(struct kunit *test)
 {

@@ -20,7 +20,6 @@
 #include <neuron/version.h>
 
 #include "nsim_kunit.h"
-#include "../../neuron_udma/udma_priv.h"
 
 #define HOST_BIT	BIT_ULL(46)
 #define BUF_SIZE	(4 * PAGE_SIZE)

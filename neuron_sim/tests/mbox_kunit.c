@@ -7,7 +7,6 @@
  */
 
 #include <kunit/test.h>
-#include <linux/crc32.h>
 #include <linux/string.h>
 
 #include <neuron/fw.h>
@@ -36,7 +35,7 @@ static u32 mbox_req(struct nsim_dev *sd, u8 seq, u8 cmd, const void *payload, u3
 	u32 words[NEURON_FW_MBOX_DATA_SIZE / 4] = { 0 };
 	u32 crc, dw, i;
 
-	crc = ~__crc32c_le(__crc32c_le(~0U, (const u8 *)&h, sizeof(h)), payload, len);
+	crc = neuron_fw_crc(&h, payload, len);
 	memcpy(words, payload, len);
 	for (i = 0; i < DIV_ROUND_UP(len, 4); i++)
 		wr(sd, NEURON_FW_MBOX_DATA + 4 * i, le32_to_cpu((__force __le32)words[i]));
