@@ -504,6 +504,7 @@ long neuron_ioctl_dma_descriptor_copyout(struct neuron_file *nf, void __user *ar
 long neuron_ioctl_mem_buf_copy(struct neuron_file *nf, void __user *arg);
 long neuron_ioctl_mem_buf_copy64(struct neuron_file *nf, void __user *arg);
 long neuron_ioctl_mem_buf_zerocopy64(struct neuron_file *nf, void __user *arg);
+long neuron_ioctl_mem_buf_zerocopy64_48(struct neuron_file *nf, void __user *arg);
 long neuron_ioctl_mem_buf_zerocopy64_batches(struct neuron_file *nf, void __user *arg);
 long neuron_ioctl_program_engine(struct neuron_file *nf, void __user *arg);
 long neuron_ioctl_program_engine_nc(struct neuron_file *nf, void __user *arg);

@@ -74,19 +74,82 @@ long neuron_ioctl_mem_buf_copy64(struct neuron_file *nf, void __user *arg)
 				     a.offset, a.copy_to_mem_handle, NEURON_DMA_H2T_DEFAULT_QID);
 }
 
+/* The synchronous zero-copy transfer of either form of MEM_BUF_ZEROCOPY64. */
+static long neuron_zerocopy_sync(struct neuron_file *nf, u64 handle, const void *buffer, u64 size,
+				 u64 offset, u32 to_dev, s32 qid)
+{
+	/* After the file's asynchronous zero-copy transfers. */
+	neuron_dma_file_drain(nf);
+	return neuron_ioctl_buf_copy(nf, handle, neuron_user_ptr(buffer), size, offset, to_dev,
+				     qid);
+}
+
+/*
+ * The asynchronous form: one batch of one operation, checked as
+ * MEM_BUF_ZEROCOPY64_BATCHES checks its own, then queued (dma_zc.c).
+ */
+static long neuron_zerocopy_async(struct neuron_file *nf,
+				  const struct neuron_ioctl_mem_buf_copy64zc *a)
+{
+	struct neuron_dma_file *df;
+	struct neuron_zc_batch *b;
+	nrt_tensor_batch_op_t *op;
+	long ret;
+
+	if (!a->size)
+		return -EINVAL;
+	if (!a->buffer || !access_ok(neuron_user_ptr(a->buffer), a->size))
+		return -EFAULT;
+	b = kzalloc(sizeof(*b), GFP_KERNEL);
+	op = kzalloc(sizeof(*op), GFP_KERNEL);
+	ret = -ENOMEM;
+	if (!b || !op)
+		goto out;
+	ret = -EINVAL;
+	b->mc = neuron_mem_get(nf->nd, a->mem_handle);
+	if (!b->mc || !neuron_mem_range_ok(b->mc, a->offset, a->size))
+		goto out;
+	ret = -ENOENT;
+	if (neuron_dma_h2t_check(nf->nd, b->mc->nc_id, a->h2t_qid))
+		goto out;
+	op->offset = a->offset;
+	op->size = a->size;
+	op->buffer = a->buffer;
+	b->ops = op;
+	b->num_ops = 1;
+	df = neuron_dma_file(nf);
+	ret = df ? neuron_zc_submit(&df->zc, a->h2t_qid, b, 1, op, 1, a->is_copy_to_device,
+				    a->sequence_num, (uintptr_t)a->context) : -ENOMEM;
+	if (!ret)
+		return 0;	/* the transfer owns @b, its reference and @op */
+out:
+	if (b && b->mc)
+		neuron_mem_put(b->mc);
+	kfree(op);
+	kfree(b);
+	return ret;
+}
+
 /**
- * neuron_ioctl_mem_buf_zerocopy64() - NEURON_IOCTL_MEM_BUF_ZEROCOPY64
+ * neuron_ioctl_mem_buf_zerocopy64() - NEURON_IOCTL_MEM_BUF_ZEROCOPY64, the
+ *	64-byte form (driver 2.29)
  * @nf: the file
  * @arg: struct neuron_ioctl_mem_buf_copy64zc
  *
  * MEM_BUF_COPY64 already moves large buffers without a CPU copy (the
  * user's pages are pinned and the engine copies them), so this is the
  * same transfer, on the queue h2t_qid names (dma_h2t.c).  bar4_wr_threshold
- * is a hint and is not used.
+ * is a hint and is not used.  With sequence_num 0 the call returns when
+ * the transfer is done; any other sequence_num queues it, as
+ * MEM_BUF_ZEROCOPY64_BATCHES does, and its end is reported in the
+ * completion queue of h2t_qid on the chunk's core with sequence_num and
+ * context.
  *
  * Return: as neuron_ioctl_mem_buf_copy(); -ENOENT for an h2t_qid that is
  * neither the default queue nor a copy queue the caller claimed for the
- * chunk's core.
+ * chunk's core; for the asynchronous form, -EINVAL for no bytes, a handle
+ * not the caller's or a range outside the chunk, -EFAULT for a bad
+ * buffer, and the errors of neuron_zc_submit().
  */
 long neuron_ioctl_mem_buf_zerocopy64(struct neuron_file *nf, void __user *arg)
 {
@@ -94,10 +157,30 @@ long neuron_ioctl_mem_buf_zerocopy64(struct neuron_file *nf, void __user *arg)
 
 	if (copy_from_user(&a, arg, sizeof(a)))
 		return -EFAULT;
-	/* After the file's asynchronous zero-copy transfers. */
-	neuron_dma_file_drain(nf);
-	return neuron_ioctl_buf_copy(nf, a.mem_handle, neuron_user_ptr(a.buffer), a.size,
-				     a.offset, a.is_copy_to_device, a.h2t_qid);
+	if (a.sequence_num)
+		return neuron_zerocopy_async(nf, &a);
+	return neuron_zerocopy_sync(nf, a.mem_handle, a.buffer, a.size, a.offset,
+				    a.is_copy_to_device, a.h2t_qid);
+}
+
+/**
+ * neuron_ioctl_mem_buf_zerocopy64_48() - NEURON_IOCTL_MEM_BUF_ZEROCOPY64_DEPRECATED
+ * @nf: the file
+ * @arg: struct neuron_ioctl_mem_buf_copy64zc_deprecated
+ *
+ * The 48-byte form runtimes before 2.33 send: the synchronous transfer of
+ * the 64-byte form, kept so that those runtimes run on this driver too.
+ *
+ * Return: as neuron_ioctl_mem_buf_zerocopy64() with sequence_num 0.
+ */
+long neuron_ioctl_mem_buf_zerocopy64_48(struct neuron_file *nf, void __user *arg)
+{
+	struct neuron_ioctl_mem_buf_copy64zc_deprecated a;
+
+	if (copy_from_user(&a, arg, sizeof(a)))
+		return -EFAULT;
+	return neuron_zerocopy_sync(nf, a.mem_handle, a.buffer, a.size, a.offset,
+				    a.is_copy_to_device, a.h2t_qid);
 }
 
 /*

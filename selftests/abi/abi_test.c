@@ -3,7 +3,8 @@
  * Neuron uapi conformance test.
  *
  * Compares what include/uapi/neuron/ compiles to against the reference
- * driver's ABI (aws-neuronx-dkms 2.27.4.0) as recorded in abi_table.h:
+ * driver's ABI (aws-neuronx-dkms 2.27.4.0) as recorded in abi_table.h,
+ * and what 2.28 and 2.29 added or changed as recorded in abi_table_229.h:
  * every ioctl command value, the size and alignment of every struct and
  * union, the offset and size of every field, bit-field positions, the
  * width and signedness of every enum, the typedefs, and every constant.
@@ -113,6 +114,7 @@ struct abi_const {
 };
 
 #include "abi_table.h"
+#include "abi_table_229.h"
 
 TEST(commands)
 {
@@ -356,6 +358,64 @@ TEST(constants)
 
 	ksft_print_msg("constants: %zu checked, %u mismatches\n",
 		       ARRAY_SIZE(abi_consts), bad);
+	EXPECT_EQ(0U, bad);
+}
+
+/*
+ * What 2.28 and 2.29 added or changed: command values, sizes, offsets,
+ * signedness and constants, as the 2.27 tests check theirs.
+ */
+TEST(abi_229)
+{
+	unsigned int i, j, bad = 0;
+
+	for (i = 0; i < ARRAY_SIZE(abi229_cmds); i++) {
+		const struct abi_cmd *c = &abi229_cmds[i];
+		unsigned int v = (unsigned int)c->got;
+
+		if (c->got != c->want || _IOC_TYPE(v) != NEURON_IOCTL_BASE ||
+		    _IOC_DIR(v) != c->dir || _IOC_NR(v) != c->nr || _IOC_SIZE(v) != c->size) {
+			TH_LOG("%s = 0x%08x, expected 0x%08llx", c->name, v, c->want);
+			bad++;
+		}
+		/* A new value is no 2.27 command's but the one renamed to it. */
+		for (j = 0; j < ARRAY_SIZE(abi_cmds); j++)
+			if (abi_cmds[j].got == c->got && strcmp(abi_cmds[j].name, c->name)) {
+				TH_LOG("%s has the value of %s", c->name, abi_cmds[j].name);
+				bad++;
+			}
+	}
+	for (i = 0; i < ARRAY_SIZE(abi229_types); i++) {
+		const struct abi_type *t = &abi229_types[i];
+
+		if (t->size != t->want_size || t->align != t->want_align) {
+			TH_LOG("%s: size %zu align %zu, expected %zu and %zu", t->name,
+			       t->size, t->align, t->want_size, t->want_align);
+			bad++;
+		}
+	}
+	for (i = 0; i < ARRAY_SIZE(abi229_fields); i++) {
+		const struct abi_field *f = &abi229_fields[i];
+
+		if (f->off != f->want_off || f->size != f->want_size ||
+		    f->is_signed != f->want_signed || f->is_ptr != f->want_ptr) {
+			TH_LOG("%s.%s: offset %ld size %ld signed %d pointer %d, expected %ld %ld %d %d",
+			       f->type, f->field, f->off, f->size, f->is_signed, f->is_ptr,
+			       f->want_off, f->want_size, f->want_signed, f->want_ptr);
+			bad++;
+		}
+	}
+	for (i = 0; i < ARRAY_SIZE(abi229_consts); i++) {
+		const struct abi_const *c = &abi229_consts[i];
+
+		if (c->value != c->want || (strcmp(c->name, c->expansion) != 0) != c->want_define) {
+			TH_LOG("%s = %lld, expected %lld", c->name, c->value, c->want);
+			bad++;
+		}
+	}
+	ksft_print_msg("2.29 facts: %zu commands, %zu types, %zu fields, %zu constants, %u mismatches\n",
+		       ARRAY_SIZE(abi229_cmds), ARRAY_SIZE(abi229_types),
+		       ARRAY_SIZE(abi229_fields), ARRAY_SIZE(abi229_consts), bad);
 	EXPECT_EQ(0U, bad);
 }
 

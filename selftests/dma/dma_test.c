@@ -2250,6 +2250,83 @@ TEST_F_TIMEOUT(dma, zerocopy_async, 300)
 	free(z);
 }
 
+/* The 48-byte MEM_BUF_ZEROCOPY64 that runtimes before 2.33 send. */
+static long zerocopy48(int fd, __u64 h, void *buf, __u64 len, __u64 off, int to_dev)
+{
+	struct neuron_ioctl_mem_buf_copy64zc_deprecated a = {
+		.mem_handle = h, .buffer = buf, .size = len, .offset = off,
+		.is_copy_to_device = to_dev, .h2t_qid = NEURON_DMA_H2T_DEFAULT_QID,
+	};
+
+	return xioctl(fd, NEURON_IOCTL_MEM_BUF_ZEROCOPY64_DEPRECATED, &a);
+}
+
+/* The 64-byte MEM_BUF_ZEROCOPY64 (2.29), queued with @seq and @ctx. */
+static long zerocopy_seq(int fd, __u64 h, void *buf, __u64 len, __u64 off, int to_dev,
+			 __u64 seq, void *ctx)
+{
+	struct neuron_ioctl_mem_buf_copy64zc a = {
+		.mem_handle = h, .buffer = buf, .size = len, .offset = off,
+		.is_copy_to_device = to_dev, .h2t_qid = NEURON_DMA_H2T_DEFAULT_QID,
+		.sequence_num = seq, .context = ctx,
+	};
+
+	return xioctl(fd, NEURON_IOCTL_MEM_BUF_ZEROCOPY64, &a);
+}
+
+/*
+ * Both sizes of MEM_BUF_ZEROCOPY64, as a 2.27-era and a 2.29-era runtime
+ * send them, on one device: the 48-byte form is a synchronous transfer;
+ * the 64-byte form with a sequence number is queued and its end reported
+ * in the default queue's completion queue with that sequence number and
+ * context; one with bad input is refused before anything is queued.
+ */
+TEST_F_TIMEOUT(dma, zerocopy64_forms, 300)
+{
+	const __u64 len = 256 * 1024 + 5, off = 11;
+	unsigned char *in = malloc(len), *out = malloc(len);
+	neuron_h2d_dma_compl_queue_t *c;
+	struct tchunk t;
+	__u32 n;
+
+	ASSERT_NE(NULL, in);
+	ASSERT_NE(NULL, out);
+	tc_new(_metadata, self, &t, 0, MIB, 0);
+
+	rnd_fill(in, len);
+	EXPECT_EQ(0, zerocopy48(self->fd, t.h, in, len, off, 1));
+	memcpy(t.shadow + off, in, len);
+	memset(out, 0, len);
+	EXPECT_EQ(0, zerocopy48(self->fd, t.h, out, len, off, 0));
+	EXPECT_EQ(0, memcmp(in, out, len));
+	EXPECT_EQ(-EINVAL, zerocopy48(self->fd, t.h, out, 1, t.size, 0));
+	tc_check(_metadata, self, &t, "after the 48-byte MEM_BUF_ZEROCOPY64");
+
+	c = cq_map(&self->undo, self->fd, 0, 0);
+	ASSERT_NE(NULL, c);
+	n = __atomic_load_n(&c->tail, __ATOMIC_ACQUIRE);
+	rnd_fill(in, len);
+	EXPECT_EQ(0, zerocopy_seq(self->fd, t.h, in, len, off, 1, 77, &t));
+	cq_expect(_metadata, c, n, 77, 0, &t);
+	memcpy(t.shadow + off, in, len);
+	memset(out, 0, len);
+	EXPECT_EQ(0, zerocopy_seq(self->fd, t.h, out, len, off, 0, 78, out));
+	cq_expect(_metadata, c, n + 1, 78, 0, out);
+	EXPECT_EQ(0, memcmp(in, out, len));
+	__atomic_store_n(&c->head, n + 2, __ATOMIC_RELEASE);
+
+	/* Refused, and nothing queued: no entry comes for them. */
+	EXPECT_EQ(-EINVAL, zerocopy_seq(self->fd, t.h, out, 1, t.size, 0, 79, NULL));
+	EXPECT_EQ(-EINVAL, zerocopy_seq(self->fd, t.h, out, 0, 0, 0, 79, NULL));
+	EXPECT_EQ(-EINVAL, zerocopy_seq(self->fd, ~0ULL, out, 1, 0, 0, 79, NULL));
+	EXPECT_EQ(-EFAULT, zerocopy_seq(self->fd, t.h, NULL, 1, 0, 0, 79, NULL));
+	EXPECT_EQ(NULL, cq_wait(c, n + 2, 200));
+	tc_check(_metadata, self, &t, "after the 64-byte MEM_BUF_ZEROCOPY64");
+	tc_free(_metadata, self, &t);
+	free(in);
+	free(out);
+}
+
 /*
  * A process killed while its asynchronous transfer is held back (stalled
  * engines), with two more queued behind it and its completion queue

@@ -44,6 +44,13 @@
  *	allocations (NEURON_MEMALLOC_TYPE_CONTIGUOUS_SCRATCHPAD_DEVICE).
  * @NEURON_DRIVER_FEATURE_ZEROCOPY: zero-copy transfers
  *	(NEURON_IOCTL_MEM_BUF_ZEROCOPY64 and the batched form).
+ * @NEURON_DRIVER_FEATURE_PINNED_HOST_MEM: host memory pinning
+ *	(NEURON_IOCTL_HOST_MEM_PIN and _UNPIN; driver 2.28).
+ * @NEURON_DRIVER_FEATURE_ALLOC_WITH_PA: an allocation that reports its
+ *	physical address (NEURON_IOCTL_MEM_ALLOC_V2MT64_PA; driver 2.28).
+ * @NEURON_DRIVER_FEATURE_ASYNC_IO: asynchronous zero-copy transfers with a
+ *	sequence number and context (the 64-byte
+ *	NEURON_IOCTL_MEM_BUF_ZEROCOPY64; driver 2.29).
  *
  * Reported, OR-ed together, in
  * &neuron_ioctl_device_driver_info.feature_flags1.
@@ -57,7 +64,10 @@ enum neuron_driver_feature_flag {
 	NEURON_DRIVER_FEATURE_HBM_SCRUB			= 32,
 	NEURON_DRIVER_FEATURE_MEM_ALLOC64		= 64,
 	NEURON_DRIVER_FEATURE_CONTIGUOUS_SCRATCHPAD	= 128,
-	NEURON_DRIVER_FEATURE_ZEROCOPY			= 256
+	NEURON_DRIVER_FEATURE_ZEROCOPY			= 256,
+	NEURON_DRIVER_FEATURE_PINNED_HOST_MEM		= 512,
+	NEURON_DRIVER_FEATURE_ALLOC_WITH_PA		= 1024,
+	NEURON_DRIVER_FEATURE_ASYNC_IO			= 2048
 };
 
 /**

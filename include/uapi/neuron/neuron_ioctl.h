@@ -438,7 +438,7 @@ struct neuron_ioctl_mem_buf_copy64 {
 
 /**
  * struct neuron_ioctl_mem_buf_copy64zc - zero-copy transfer between a user
- * buffer and device memory
+ * buffer and device memory (the 64-byte form, since driver 2.29)
  * @mem_handle: In. Device memory handle.
  * @buffer: In. User buffer.
  * @size: In. Bytes to copy.
@@ -448,10 +448,44 @@ struct neuron_ioctl_mem_buf_copy64 {
  *	be written straight through the device memory BAR.
  * @h2t_qid: In. Host-to-device queue to use, or NEURON_DMA_H2T_DEFAULT_QID.
  * @dummy: Reserved, set to zero.
+ * @sequence_num: In. 0: the call returns when the transfer is done.
+ *	Otherwise the transfer is queued and its end reported by an entry
+ *	with this sequence number in the completion queue of @h2t_qid
+ *	(struct neuron_h2d_dma_compl_queue).
+ * @context: In. Echoed in that completion entry.
  *
  * NEURON_IOCTL_MEM_BUF_ZEROCOPY64.
  */
 struct neuron_ioctl_mem_buf_copy64zc {
+	__u64 mem_handle;
+	void *buffer;
+	__u64 size;
+	__u64 offset;
+	__u32 is_copy_to_device;
+	__u32 bar4_wr_threshold;
+	__s32 h2t_qid;
+	__u32 dummy;
+	__u64 sequence_num;
+	void *context;
+};
+
+/**
+ * struct neuron_ioctl_mem_buf_copy64zc_deprecated - the 48-byte form of
+ * struct neuron_ioctl_mem_buf_copy64zc that runtimes before 2.33 send
+ * @mem_handle: In. Device memory handle.
+ * @buffer: In. User buffer.
+ * @size: In. Bytes to copy.
+ * @offset: In. Byte offset in the device memory.
+ * @is_copy_to_device: In. Non-zero for user buffer to device.
+ * @bar4_wr_threshold: In. As in the 64-byte form.
+ * @h2t_qid: In. Host-to-device queue to use, or NEURON_DMA_H2T_DEFAULT_QID.
+ * @dummy: Reserved, set to zero.
+ *
+ * NEURON_IOCTL_MEM_BUF_ZEROCOPY64_DEPRECATED: the same transfer as the
+ * 64-byte form with @sequence_num 0 (the reference from 2.29 on refuses
+ * it; this driver keeps serving it).
+ */
+struct neuron_ioctl_mem_buf_copy64zc_deprecated {
 	__u64 mem_handle;
 	void *buffer;
 	__u64 size;
@@ -1855,6 +1889,8 @@ struct neuron_ioctl_dma_quiesce_all;
 /* Zero-copy, host-to-device queues, power and telemetry */
 #define NEURON_IOCTL_MEM_BUF_ZEROCOPY64 \
 	_IOWR(NEURON_IOCTL_BASE, 124, struct neuron_ioctl_mem_buf_copy64zc)
+#define NEURON_IOCTL_MEM_BUF_ZEROCOPY64_DEPRECATED \
+	_IOWR(NEURON_IOCTL_BASE, 124, struct neuron_ioctl_mem_buf_copy64zc_deprecated)
 #define NEURON_IOCTL_H2T_DMA_ALLOC_QUEUES \
 	_IOWR(NEURON_IOCTL_BASE, 125, struct neuron_ioctl_h2t_dma_alloc_queues)
 #define NEURON_IOCTL_H2T_DMA_FREE_QUEUES \
