@@ -125,10 +125,10 @@ struct neuron_file {
  */
 typedef long (*neuron_ioctl_fn)(struct neuron_file *nf, void __user *arg);
 
-/* Most commands one number carries (nr 102: MEM_ALLOC_V2, _V2MT, _V2MT64). */
-#define NEURON_IOCTL_MAX_SIBLINGS	3
-/* Highest command number of the ABI (GET_ASYNC_H2T_DMA_COMPL_QUEUES). */
-#define NEURON_IOCTL_MAX_NR		135
+/* Most commands one number carries (nr 102: MEM_ALLOC_V2, _V2MT, _V2MT64, _V2MT64_PA). */
+#define NEURON_IOCTL_MAX_SIBLINGS	4
+/* Highest command number of the ABI (DMABUF_FD_V2, driver 2.29). */
+#define NEURON_IOCTL_MAX_NR		138
 
 /**
  * enum neuron_ioctl_gate - who may call a family

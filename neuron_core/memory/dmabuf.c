@@ -210,49 +210,38 @@ static struct neuron_mem_chunk *neuron_dmabuf_find(struct neuron_device *nd, u64
 	return mc;
 }
 
-/**
- * neuron_ioctl_dmabuf_fd() - NEURON_IOCTL_DMABUF_FD
- * @nf: the file (either lane)
- * @arg: struct neuron_ioctl_dmabuf_fd
- *
- * The new descriptor (close-on-exec) is installed only once its number
- * has been written to user space.
- *
- * Return: 0; -EFAULT; -EINVAL when [va, va + size) is not page aligned,
- * empty, or not inside one of the caller's mappings of a device chunk of
- * this device; -EMFILE; -ENOMEM.
+/*
+ * A dma-buf of [@va, @va + @size) of the caller's mapping of a device
+ * chunk of @nf's device, both page aligned and not empty.  Return: the
+ * dma-buf (its release frees what it holds); -EINVAL; -ENOMEM.
  */
-long neuron_ioctl_dmabuf_fd(struct neuron_file *nf, void __user *arg)
+static struct dma_buf *neuron_dmabuf_make(struct neuron_file *nf, u64 va, u64 size)
 {
 	DEFINE_DMA_BUF_EXPORT_INFO(exp);
-	struct neuron_ioctl_dmabuf_fd a;
 	struct neuron_dmabuf *nb;
 	struct dma_buf *dmabuf;
-	int fd, ret;
 
-	if (copy_from_user(&a, arg, sizeof(a)))
-		return -EFAULT;
-	if (!a.size || !PAGE_ALIGNED(a.va) || !PAGE_ALIGNED(a.size))
-		return -EINVAL;
+	if (!size || !PAGE_ALIGNED(va) || !PAGE_ALIGNED(size))
+		return ERR_PTR(-EINVAL);
 	nb = kzalloc(sizeof(*nb), GFP_KERNEL_ACCOUNT);
 	if (!nb)
-		return -ENOMEM;
-	nb->size = a.size;
-	nb->mc = neuron_dmabuf_find(nf->nd, a.va, a.size, &nb->off);
+		return ERR_PTR(-ENOMEM);
+	nb->size = size;
+	nb->mc = neuron_dmabuf_find(nf->nd, va, size, &nb->off);
 	if (!nb->mc) {
 		kfree(nb);
-		return -EINVAL;
+		return ERR_PTR(-EINVAL);
 	}
 
 	exp.ops = &neuron_dmabuf_ops;
-	exp.size = a.size;
+	exp.size = size;
 	exp.flags = O_RDWR | O_CLOEXEC;
 	exp.priv = nb;
 	dmabuf = dma_buf_export(&exp);
 	if (IS_ERR(dmabuf)) {
 		neuron_mem_put(nb->mc);
 		kfree(nb);
-		return PTR_ERR(dmabuf);
+		return dmabuf;
 	}
 	/* Removal finds it there; its release takes it off. */
 	nb->dmabuf = dmabuf;
@@ -260,12 +249,30 @@ long neuron_ioctl_dmabuf_fd(struct neuron_file *nf, void __user *arg)
 	list_add(&nb->node, &nf->nd->mem->dmabufs);
 	mutex_unlock(&nf->nd->mem->lock);
 	/* From here on the dma-buf's release frees @nb. */
+	return dmabuf;
+}
+
+/*
+ * Export [@va, @va + @size) and give user space a descriptor of it: its
+ * number at @ufd and, with @uoff, @off at @uoff.  The descriptor
+ * (close-on-exec) is installed only once everything was written, so a
+ * failed copy-out leaves no descriptor behind.
+ */
+static long neuron_dmabuf_fd_out(struct neuron_file *nf, u64 va, u64 size, s32 __user *ufd,
+				 u64 __user *uoff, u64 off)
+{
+	struct dma_buf *dmabuf;
+	int fd, ret;
+
+	dmabuf = neuron_dmabuf_make(nf, va, size);
+	if (IS_ERR(dmabuf))
+		return PTR_ERR(dmabuf);
 	fd = get_unused_fd_flags(O_CLOEXEC);
 	if (fd < 0) {
 		ret = fd;
 		goto err_put;
 	}
-	if (put_user(fd, (s32 __user *)neuron_user_ptr(a.fd))) {
+	if (put_user(fd, ufd) || (uoff && put_user(off, uoff))) {
 		put_unused_fd(fd);
 		ret = -EFAULT;
 		goto err_put;
@@ -276,6 +283,58 @@ long neuron_ioctl_dmabuf_fd(struct neuron_file *nf, void __user *arg)
 err_put:
 	dma_buf_put(dmabuf);
 	return ret;
+}
+
+/**
+ * neuron_ioctl_dmabuf_fd() - NEURON_IOCTL_DMABUF_FD
+ * @nf: the file (either lane)
+ * @arg: struct neuron_ioctl_dmabuf_fd
+ *
+ * The new descriptor (close-on-exec) is installed only once its number
+ * has been written to user space.
+ *
+ * Return: 0; -EFAULT; -EINVAL for a NULL @fd, or when [va, va + size) is
+ * not page aligned, empty, or not inside one of the caller's mappings of
+ * a device chunk of this device; -EMFILE; -ENOMEM.
+ */
+long neuron_ioctl_dmabuf_fd(struct neuron_file *nf, void __user *arg)
+{
+	struct neuron_ioctl_dmabuf_fd a;
+
+	if (copy_from_user(&a, arg, sizeof(a)))
+		return -EFAULT;
+	if (!a.fd)
+		return -EINVAL;
+	return neuron_dmabuf_fd_out(nf, a.va, a.size, neuron_user_ptr(a.fd), NULL, 0);
+}
+
+/**
+ * neuron_ioctl_dmabuf_fd_v2() - NEURON_IOCTL_DMABUF_FD_V2 (driver 2.29)
+ * @nf: the file (either lane)
+ * @arg: struct neuron_ioctl_dmabuf_fd_v2
+ *
+ * As DMABUF_FD, for any byte range: the dma-buf covers the pages
+ * [va, va + size) lies in, and the offset of @va in it is written to
+ * @offset.
+ *
+ * Return: 0; -EINVAL for a NULL @fd or @offset, an empty or overflowing
+ * range, or one not inside one of the caller's mappings of a device chunk
+ * of this device; -EFAULT (no descriptor is left open); -EMFILE; -ENOMEM.
+ */
+long neuron_ioctl_dmabuf_fd_v2(struct neuron_file *nf, void __user *arg)
+{
+	struct neuron_ioctl_dmabuf_fd_v2 a;
+	u64 start, end;
+
+	if (copy_from_user(&a, arg, sizeof(a)))
+		return -EFAULT;
+	if (!a.fd || !a.offset || !a.size || check_add_overflow(a.va, a.size, &end) ||
+	    end > U64_MAX - PAGE_SIZE)
+		return -EINVAL;
+	start = a.va & PAGE_MASK;
+	end = PAGE_ALIGN(end);
+	return neuron_dmabuf_fd_out(nf, start, end - start, neuron_user_ptr(a.fd),
+				    neuron_user_ptr(a.offset), a.va - start);
 }
 
 NEURON_IMPORT_DMA_BUF_NS();

@@ -163,6 +163,7 @@ long neuron_ioctl_mem_alloc(struct neuron_file *nf, void __user *arg);
 long neuron_ioctl_mem_alloc_v2(struct neuron_file *nf, void __user *arg);
 long neuron_ioctl_mem_alloc_v2mt(struct neuron_file *nf, void __user *arg);
 long neuron_ioctl_mem_alloc_v2mt64(struct neuron_file *nf, void __user *arg);
+long neuron_ioctl_mem_alloc_v2mt64_pa(struct neuron_file *nf, void __user *arg);
 long neuron_ioctl_mem_free(struct neuron_file *nf, void __user *arg);
 long neuron_ioctl_mem_get_pa(struct neuron_file *nf, void __user *arg);
 long neuron_ioctl_mem_get_info(struct neuron_file *nf, void __user *arg);
@@ -173,6 +174,7 @@ long neuron_ioctl_dump_mem_chunks(struct neuron_file *nf, void __user *arg);
 
 /* dmabuf.c: dma-buf export */
 long neuron_ioctl_dmabuf_fd(struct neuron_file *nf, void __user *arg);
+long neuron_ioctl_dmabuf_fd_v2(struct neuron_file *nf, void __user *arg);
 
 long neuron_ioctl_va_placement(struct neuron_file *nf, void __user *arg);
 

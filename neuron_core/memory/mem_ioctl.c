@@ -131,6 +131,54 @@ long neuron_ioctl_mem_alloc_v2mt64(struct neuron_file *nf, void __user *arg)
 }
 
 /**
+ * neuron_ioctl_mem_alloc_v2mt64_pa() - NEURON_IOCTL_MEM_ALLOC_V2MT64_PA
+ * @nf: the file
+ * @arg: struct neuron_ioctl_mem_alloc_v2_mem_type64_pa; @pad must be zero
+ *
+ * As MEM_ALLOC_V2MT64, and the whole struct comes back with @pa filled in
+ * (what MEM_GET_PA reports) and its padding zeroed.
+ *
+ * Return: as neuron_ioctl_mem_alloc(); nothing stays allocated when the
+ * handle or the struct cannot be written.
+ */
+long neuron_ioctl_mem_alloc_v2mt64_pa(struct neuron_file *nf, void __user *arg)
+{
+	struct neuron_ioctl_mem_alloc_v2_mem_type64_pa a, out;
+	struct neuron_device *nd = nf->nd;
+	struct neuron_mem_request req;
+	struct neuron_mem_chunk *mc;
+	u64 handle;
+	int ret;
+
+	if (copy_from_user(&a, arg, sizeof(a)))
+		return -EFAULT;
+	if (a.pad)
+		return -EINVAL;
+	req = NEURON_ALLOC_REQ(a, a.align, a.mem_type);
+	ret = neuron_mem_alloc(nd, &req, &mc);
+	if (ret)
+		return ret;
+	handle = mc->handle;
+	memset(&out, 0, sizeof(out));
+	out.size = a.size;
+	out.align = a.align;
+	out.host_memory = a.host_memory;
+	out.hbm_index = a.hbm_index;
+	out.dram_region_unused = a.dram_region_unused;
+	out.nc_id = a.nc_id;
+	out.mem_type = a.mem_type;
+	out.mem_handle = a.mem_handle;
+	out.pa = mc->pa;
+	neuron_mem_put(mc);
+	if (put_user(handle, (u64 __user *)neuron_user_ptr(a.mem_handle)) ||
+	    copy_to_user(arg, &out, sizeof(out))) {
+		neuron_mem_free_handle(nd, handle);
+		return -EFAULT;
+	}
+	return 0;
+}
+
+/**
  * neuron_ioctl_mem_free() - NEURON_IOCTL_MEM_FREE
  * @nf: the file
  * @arg: struct neuron_ioctl_mem_free

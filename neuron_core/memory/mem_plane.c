@@ -27,11 +27,13 @@ static const struct neuron_ioctl_family neuron_mem_ioctls[NEURON_IOCTL_MAX_NR + 
 	F1(ATT, NEURON_IOCTL_MEM_GET_EXTENDED_INFO, neuron_ioctl_mem_get_extended_info),
 	[_IOC_NR(NEURON_IOCTL_MEM_ALLOC_V2) +
 	 NEURON_IOCTL_SAME_NR(NEURON_IOCTL_MEM_ALLOC_V2, NEURON_IOCTL_MEM_ALLOC_V2MT) +
-	 NEURON_IOCTL_SAME_NR(NEURON_IOCTL_MEM_ALLOC_V2, NEURON_IOCTL_MEM_ALLOC_V2MT64)] = {
-		.gate = ATT, .n = 3, .cmds = {
+	 NEURON_IOCTL_SAME_NR(NEURON_IOCTL_MEM_ALLOC_V2, NEURON_IOCTL_MEM_ALLOC_V2MT64) +
+	 NEURON_IOCTL_SAME_NR(NEURON_IOCTL_MEM_ALLOC_V2, NEURON_IOCTL_MEM_ALLOC_V2MT64_PA)] = {
+		.gate = ATT, .n = 4, .cmds = {
 			{ NEURON_IOCTL_MEM_ALLOC_V2, neuron_ioctl_mem_alloc_v2 },
 			{ NEURON_IOCTL_MEM_ALLOC_V2MT, neuron_ioctl_mem_alloc_v2mt },
 			{ NEURON_IOCTL_MEM_ALLOC_V2MT64, neuron_ioctl_mem_alloc_v2mt64 },
+			{ NEURON_IOCTL_MEM_ALLOC_V2MT64_PA, neuron_ioctl_mem_alloc_v2mt64_pa },
 		},
 	},
 	F1(ANY, NEURON_IOCTL_DMABUF_FD, neuron_ioctl_dmabuf_fd),
@@ -39,6 +41,10 @@ static const struct neuron_ioctl_family neuron_mem_ioctls[NEURON_IOCTL_MAX_NR + 
 	   NEURON_IOCTL_MEM_MC_GET_INFO_V2, neuron_ioctl_mem_mc_get_info_v2),
 	F1(ATT, NEURON_IOCTL_DUMP_MEM_CHUNKS, neuron_ioctl_dump_mem_chunks),
 	F1(ANY, NEURON_IOCTL_GET_VA_PLACEMENT, neuron_ioctl_va_placement),
+	/* Host pinning (2.28) is not written yet: Documentation/memory.rst. */
+	F1(ANY, NEURON_IOCTL_HOST_MEM_PIN, NULL),
+	F1(ANY, NEURON_IOCTL_HOST_MEM_UNPIN, NULL),
+	F1(ANY, NEURON_IOCTL_DMABUF_FD_V2, neuron_ioctl_dmabuf_fd_v2),
 };
 
 /* Attach: the device's memory state, before anyone can use the device. */

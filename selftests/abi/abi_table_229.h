@@ -18,6 +18,18 @@ static const struct abi_cmd abi229_cmds[] = {
 	{ "NEURON_IOCTL_MEM_BUF_ZEROCOPY64_DEPRECATED",
 	  NEURON_IOCTL_MEM_BUF_ZEROCOPY64_DEPRECATED,
 	  0xc0304e7cU, _IOC_READ | _IOC_WRITE, 124, 48 },
+	{ "NEURON_IOCTL_MEM_ALLOC_V2MT64_PA",
+	  NEURON_IOCTL_MEM_ALLOC_V2MT64_PA,
+	  0xc0404e66U, _IOC_READ | _IOC_WRITE, 102, 64 },
+	{ "NEURON_IOCTL_HOST_MEM_PIN",
+	  NEURON_IOCTL_HOST_MEM_PIN,
+	  0xc0184e88U, _IOC_READ | _IOC_WRITE, 136, 24 },
+	{ "NEURON_IOCTL_HOST_MEM_UNPIN",
+	  NEURON_IOCTL_HOST_MEM_UNPIN,
+	  0x40084e89U, _IOC_WRITE, 137, 8 },
+	{ "NEURON_IOCTL_DMABUF_FD_V2",
+	  NEURON_IOCTL_DMABUF_FD_V2,
+	  0x80084e8aU, _IOC_READ, 138, 8 },
 };
 
 /* name, size, expected size, alignment, expected alignment */
@@ -28,34 +40,159 @@ static const struct abi_type abi229_types[] = {
 	{ "struct neuron_ioctl_mem_buf_copy64zc_deprecated",
 	  sizeof(struct neuron_ioctl_mem_buf_copy64zc_deprecated), 48,
 	  __alignof__(struct neuron_ioctl_mem_buf_copy64zc_deprecated), 8 },
+	{ "struct neuron_ioctl_mem_alloc_v2_mem_type64_pa",
+	  sizeof(struct neuron_ioctl_mem_alloc_v2_mem_type64_pa), 64,
+	  __alignof__(struct neuron_ioctl_mem_alloc_v2_mem_type64_pa), 8 },
+	{ "struct neuron_ioctl_host_mem_pin",
+	  sizeof(struct neuron_ioctl_host_mem_pin), 24,
+	  __alignof__(struct neuron_ioctl_host_mem_pin), 8 },
+	{ "struct neuron_ioctl_host_mem_unpin",
+	  sizeof(struct neuron_ioctl_host_mem_unpin), 8,
+	  __alignof__(struct neuron_ioctl_host_mem_unpin), 8 },
+	{ "struct neuron_ioctl_dmabuf_fd_v2",
+	  sizeof(struct neuron_ioctl_dmabuf_fd_v2), 32,
+	  __alignof__(struct neuron_ioctl_dmabuf_fd_v2), 8 },
 };
 
-/* As abi_table.h's abi_fields: offset, size, no element, sign, pointer. */
-#define ABI_T struct neuron_ioctl_mem_buf_copy64zc
-#define ABI229_INT(f, off, size, sign)						\
-	{ "struct neuron_ioctl_mem_buf_copy64zc", #f,				\
-	  offsetof(ABI_T, f), off, sizeof(((ABI_T *)0)->f), size, -1, -1,	\
-	  !((__typeof__(((ABI_T *)0)->f))(-1) > 0), sign,			\
-	  __builtin_classify_type(((ABI_T *)0)->f) == 5, 0 }
-#define ABI229_PTR(f, off)							\
-	{ "struct neuron_ioctl_mem_buf_copy64zc", #f,				\
-	  offsetof(ABI_T, f), off, sizeof(((ABI_T *)0)->f), 8, -1, -1,		\
-	  -1, -1, __builtin_classify_type(((ABI_T *)0)->f) == 5, 1 }
+/*
+ * As abi_table.h's abi_fields: offset, size, no element size, signedness
+ * (-1 for a pointer), whether a pointer.
+ */
 static const struct abi_field abi229_fields[] = {
-	ABI229_INT(mem_handle, 0, 8, 0),
-	ABI229_PTR(buffer, 8),
-	ABI229_INT(size, 16, 8, 0),
-	ABI229_INT(offset, 24, 8, 0),
-	ABI229_INT(is_copy_to_device, 32, 4, 0),
-	ABI229_INT(bar4_wr_threshold, 36, 4, 0),
-	ABI229_INT(h2t_qid, 40, 4, 1),
-	ABI229_INT(dummy, 44, 4, 0),
-	ABI229_INT(sequence_num, 48, 8, 0),
-	ABI229_PTR(context, 56),
-};
-#undef ABI229_PTR
-#undef ABI229_INT
+#define ABI_T struct neuron_ioctl_mem_buf_copy64zc
+	{ "struct neuron_ioctl_mem_buf_copy64zc", "mem_handle",
+	  offsetof(ABI_T, mem_handle), 0, sizeof(((ABI_T *)0)->mem_handle), 8, -1, -1,
+	  !((__typeof__(((ABI_T *)0)->mem_handle))(-1) > 0), 0,
+	  __builtin_classify_type(((ABI_T *)0)->mem_handle) == 5, 0 },
+	{ "struct neuron_ioctl_mem_buf_copy64zc", "buffer",
+	  offsetof(ABI_T, buffer), 8, sizeof(((ABI_T *)0)->buffer), 8, -1, -1,
+	  -1, -1,
+	  __builtin_classify_type(((ABI_T *)0)->buffer) == 5, 1 },
+	{ "struct neuron_ioctl_mem_buf_copy64zc", "size",
+	  offsetof(ABI_T, size), 16, sizeof(((ABI_T *)0)->size), 8, -1, -1,
+	  !((__typeof__(((ABI_T *)0)->size))(-1) > 0), 0,
+	  __builtin_classify_type(((ABI_T *)0)->size) == 5, 0 },
+	{ "struct neuron_ioctl_mem_buf_copy64zc", "offset",
+	  offsetof(ABI_T, offset), 24, sizeof(((ABI_T *)0)->offset), 8, -1, -1,
+	  !((__typeof__(((ABI_T *)0)->offset))(-1) > 0), 0,
+	  __builtin_classify_type(((ABI_T *)0)->offset) == 5, 0 },
+	{ "struct neuron_ioctl_mem_buf_copy64zc", "is_copy_to_device",
+	  offsetof(ABI_T, is_copy_to_device), 32,
+	  sizeof(((ABI_T *)0)->is_copy_to_device), 4, -1, -1,
+	  !((__typeof__(((ABI_T *)0)->is_copy_to_device))(-1) > 0), 0,
+	  __builtin_classify_type(((ABI_T *)0)->is_copy_to_device) == 5, 0 },
+	{ "struct neuron_ioctl_mem_buf_copy64zc", "bar4_wr_threshold",
+	  offsetof(ABI_T, bar4_wr_threshold), 36,
+	  sizeof(((ABI_T *)0)->bar4_wr_threshold), 4, -1, -1,
+	  !((__typeof__(((ABI_T *)0)->bar4_wr_threshold))(-1) > 0), 0,
+	  __builtin_classify_type(((ABI_T *)0)->bar4_wr_threshold) == 5, 0 },
+	{ "struct neuron_ioctl_mem_buf_copy64zc", "h2t_qid",
+	  offsetof(ABI_T, h2t_qid), 40, sizeof(((ABI_T *)0)->h2t_qid), 4, -1, -1,
+	  !((__typeof__(((ABI_T *)0)->h2t_qid))(-1) > 0), 1,
+	  __builtin_classify_type(((ABI_T *)0)->h2t_qid) == 5, 0 },
+	{ "struct neuron_ioctl_mem_buf_copy64zc", "dummy",
+	  offsetof(ABI_T, dummy), 44, sizeof(((ABI_T *)0)->dummy), 4, -1, -1,
+	  !((__typeof__(((ABI_T *)0)->dummy))(-1) > 0), 0,
+	  __builtin_classify_type(((ABI_T *)0)->dummy) == 5, 0 },
+	{ "struct neuron_ioctl_mem_buf_copy64zc", "sequence_num",
+	  offsetof(ABI_T, sequence_num), 48, sizeof(((ABI_T *)0)->sequence_num), 8, -1, -1,
+	  !((__typeof__(((ABI_T *)0)->sequence_num))(-1) > 0), 0,
+	  __builtin_classify_type(((ABI_T *)0)->sequence_num) == 5, 0 },
+	{ "struct neuron_ioctl_mem_buf_copy64zc", "context",
+	  offsetof(ABI_T, context), 56, sizeof(((ABI_T *)0)->context), 8, -1, -1,
+	  -1, -1,
+	  __builtin_classify_type(((ABI_T *)0)->context) == 5, 1 },
 #undef ABI_T
+#define ABI_T struct neuron_ioctl_mem_alloc_v2_mem_type64_pa
+	{ "struct neuron_ioctl_mem_alloc_v2_mem_type64_pa", "size",
+	  offsetof(ABI_T, size), 0, sizeof(((ABI_T *)0)->size), 8, -1, -1,
+	  !((__typeof__(((ABI_T *)0)->size))(-1) > 0), 0,
+	  __builtin_classify_type(((ABI_T *)0)->size) == 5, 0 },
+	{ "struct neuron_ioctl_mem_alloc_v2_mem_type64_pa", "align",
+	  offsetof(ABI_T, align), 8, sizeof(((ABI_T *)0)->align), 8, -1, -1,
+	  !((__typeof__(((ABI_T *)0)->align))(-1) > 0), 0,
+	  __builtin_classify_type(((ABI_T *)0)->align) == 5, 0 },
+	{ "struct neuron_ioctl_mem_alloc_v2_mem_type64_pa", "host_memory",
+	  offsetof(ABI_T, host_memory), 16, sizeof(((ABI_T *)0)->host_memory), 4, -1, -1,
+	  !((__typeof__(((ABI_T *)0)->host_memory))(-1) > 0), 0,
+	  __builtin_classify_type(((ABI_T *)0)->host_memory) == 5, 0 },
+	{ "struct neuron_ioctl_mem_alloc_v2_mem_type64_pa", "hbm_index",
+	  offsetof(ABI_T, hbm_index), 20, sizeof(((ABI_T *)0)->hbm_index), 4, -1, -1,
+	  !((__typeof__(((ABI_T *)0)->hbm_index))(-1) > 0), 0,
+	  __builtin_classify_type(((ABI_T *)0)->hbm_index) == 5, 0 },
+	{ "struct neuron_ioctl_mem_alloc_v2_mem_type64_pa", "dram_channel",
+	  offsetof(ABI_T, dram_channel), 20, sizeof(((ABI_T *)0)->dram_channel), 4, -1, -1,
+	  !((__typeof__(((ABI_T *)0)->dram_channel))(-1) > 0), 0,
+	  __builtin_classify_type(((ABI_T *)0)->dram_channel) == 5, 0 },
+	{ "struct neuron_ioctl_mem_alloc_v2_mem_type64_pa", "dram_region_unused",
+	  offsetof(ABI_T, dram_region_unused), 24,
+	  sizeof(((ABI_T *)0)->dram_region_unused), 4, -1, -1,
+	  !((__typeof__(((ABI_T *)0)->dram_region_unused))(-1) > 0), 0,
+	  __builtin_classify_type(((ABI_T *)0)->dram_region_unused) == 5, 0 },
+	{ "struct neuron_ioctl_mem_alloc_v2_mem_type64_pa", "dram_region",
+	  offsetof(ABI_T, dram_region), 24, sizeof(((ABI_T *)0)->dram_region), 4, -1, -1,
+	  !((__typeof__(((ABI_T *)0)->dram_region))(-1) > 0), 0,
+	  __builtin_classify_type(((ABI_T *)0)->dram_region) == 5, 0 },
+	{ "struct neuron_ioctl_mem_alloc_v2_mem_type64_pa", "nc_id",
+	  offsetof(ABI_T, nc_id), 28, sizeof(((ABI_T *)0)->nc_id), 4, -1, -1,
+	  !((__typeof__(((ABI_T *)0)->nc_id))(-1) > 0), 0,
+	  __builtin_classify_type(((ABI_T *)0)->nc_id) == 5, 0 },
+	{ "struct neuron_ioctl_mem_alloc_v2_mem_type64_pa", "mem_type",
+	  offsetof(ABI_T, mem_type), 32, sizeof(((ABI_T *)0)->mem_type), 4, -1, -1,
+	  !((__typeof__(((ABI_T *)0)->mem_type))(-1) > 0), 0,
+	  __builtin_classify_type(((ABI_T *)0)->mem_type) == 5, 0 },
+	{ "struct neuron_ioctl_mem_alloc_v2_mem_type64_pa", "mem_handle",
+	  offsetof(ABI_T, mem_handle), 40, sizeof(((ABI_T *)0)->mem_handle), 8, -1, -1,
+	  -1, -1,
+	  __builtin_classify_type(((ABI_T *)0)->mem_handle) == 5, 1 },
+	{ "struct neuron_ioctl_mem_alloc_v2_mem_type64_pa", "pad",
+	  offsetof(ABI_T, pad), 48, sizeof(((ABI_T *)0)->pad), 4, -1, -1,
+	  !((__typeof__(((ABI_T *)0)->pad))(-1) > 0), 0,
+	  __builtin_classify_type(((ABI_T *)0)->pad) == 5, 0 },
+	{ "struct neuron_ioctl_mem_alloc_v2_mem_type64_pa", "pa",
+	  offsetof(ABI_T, pa), 56, sizeof(((ABI_T *)0)->pa), 8, -1, -1,
+	  !((__typeof__(((ABI_T *)0)->pa))(-1) > 0), 0,
+	  __builtin_classify_type(((ABI_T *)0)->pa) == 5, 0 },
+#undef ABI_T
+#define ABI_T struct neuron_ioctl_host_mem_pin
+	{ "struct neuron_ioctl_host_mem_pin", "va",
+	  offsetof(ABI_T, va), 0, sizeof(((ABI_T *)0)->va), 8, -1, -1,
+	  !((__typeof__(((ABI_T *)0)->va))(-1) > 0), 0,
+	  __builtin_classify_type(((ABI_T *)0)->va) == 5, 0 },
+	{ "struct neuron_ioctl_host_mem_pin", "size",
+	  offsetof(ABI_T, size), 8, sizeof(((ABI_T *)0)->size), 8, -1, -1,
+	  !((__typeof__(((ABI_T *)0)->size))(-1) > 0), 0,
+	  __builtin_classify_type(((ABI_T *)0)->size) == 5, 0 },
+	{ "struct neuron_ioctl_host_mem_pin", "pa",
+	  offsetof(ABI_T, pa), 16, sizeof(((ABI_T *)0)->pa), 8, -1, -1,
+	  !((__typeof__(((ABI_T *)0)->pa))(-1) > 0), 0,
+	  __builtin_classify_type(((ABI_T *)0)->pa) == 5, 0 },
+#undef ABI_T
+#define ABI_T struct neuron_ioctl_host_mem_unpin
+	{ "struct neuron_ioctl_host_mem_unpin", "va",
+	  offsetof(ABI_T, va), 0, sizeof(((ABI_T *)0)->va), 8, -1, -1,
+	  !((__typeof__(((ABI_T *)0)->va))(-1) > 0), 0,
+	  __builtin_classify_type(((ABI_T *)0)->va) == 5, 0 },
+#undef ABI_T
+#define ABI_T struct neuron_ioctl_dmabuf_fd_v2
+	{ "struct neuron_ioctl_dmabuf_fd_v2", "va",
+	  offsetof(ABI_T, va), 0, sizeof(((ABI_T *)0)->va), 8, -1, -1,
+	  !((__typeof__(((ABI_T *)0)->va))(-1) > 0), 0,
+	  __builtin_classify_type(((ABI_T *)0)->va) == 5, 0 },
+	{ "struct neuron_ioctl_dmabuf_fd_v2", "size",
+	  offsetof(ABI_T, size), 8, sizeof(((ABI_T *)0)->size), 8, -1, -1,
+	  !((__typeof__(((ABI_T *)0)->size))(-1) > 0), 0,
+	  __builtin_classify_type(((ABI_T *)0)->size) == 5, 0 },
+	{ "struct neuron_ioctl_dmabuf_fd_v2", "fd",
+	  offsetof(ABI_T, fd), 16, sizeof(((ABI_T *)0)->fd), 8, -1, -1,
+	  -1, -1,
+	  __builtin_classify_type(((ABI_T *)0)->fd) == 5, 1 },
+	{ "struct neuron_ioctl_dmabuf_fd_v2", "offset",
+	  offsetof(ABI_T, offset), 24, sizeof(((ABI_T *)0)->offset), 8, -1, -1,
+	  -1, -1,
+	  __builtin_classify_type(((ABI_T *)0)->offset) == 5, 1 },
+#undef ABI_T
+};
 
 /* name, expansion, value, expected value, expected to be a #define */
 static const struct abi_const abi229_consts[] = {

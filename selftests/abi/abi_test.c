@@ -399,8 +399,9 @@ TEST(abi_229)
 
 		if (f->off != f->want_off || f->size != f->want_size ||
 		    f->is_signed != f->want_signed || f->is_ptr != f->want_ptr) {
-			TH_LOG("%s.%s: offset %ld size %ld signed %d pointer %d, expected %ld %ld %d %d",
-			       f->type, f->field, f->off, f->size, f->is_signed, f->is_ptr,
+			TH_LOG("%s.%s: offset %ld size %ld signed %d pointer %d",
+			       f->type, f->field, f->off, f->size, f->is_signed, f->is_ptr);
+			TH_LOG("  expected %ld %ld %d %d",
 			       f->want_off, f->want_size, f->want_signed, f->want_ptr);
 			bad++;
 		}
@@ -413,7 +414,7 @@ TEST(abi_229)
 			bad++;
 		}
 	}
-	ksft_print_msg("2.29 facts: %zu commands, %zu types, %zu fields, %zu constants, %u mismatches\n",
+	ksft_print_msg("2.29: %zu commands, %zu types, %zu fields, %zu constants, %u mismatches\n",
 		       ARRAY_SIZE(abi229_cmds), ARRAY_SIZE(abi229_types),
 		       ARRAY_SIZE(abi229_fields), ARRAY_SIZE(abi229_consts), bad);
 	EXPECT_EQ(0U, bad);

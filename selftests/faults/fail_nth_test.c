@@ -1123,6 +1123,26 @@ static void f_unmap_free(struct ctx *c)
 	f_free(c);
 }
 
+static long r_mem_alloc_v2mt64_pa(struct ctx *c)
+{
+	struct neuron_ioctl_mem_alloc_v2_mem_type64_pa a = {
+		.size = CHUNK, .host_memory = 1, .nc_id = 0,
+		.mem_type = NEURON_MEMALLOC_TYPE_TENSORS_HOST, .mem_handle = &c->out,
+	};
+
+	return xioctl(c->fd, NEURON_IOCTL_MEM_ALLOC_V2MT64_PA, &a);
+}
+
+static long r_dmabuf_v2(struct ctx *c)
+{
+	struct neuron_ioctl_dmabuf_fd_v2 a = {
+		.va = (uintptr_t)c->map + 8, .size = CHUNK - 8, .fd = &c->ofd, .offset = &c->out,
+	};
+
+	c->ofd = -1;
+	return xioctl(c->fd, NEURON_IOCTL_DMABUF_FD_V2, &a);
+}
+
 static long r_dmabuf(struct ctx *c)
 {
 	struct neuron_ioctl_dmabuf_fd a = { .va = (uintptr_t)c->map, .size = CHUNK, .fd = &c->ofd };
@@ -1413,6 +1433,17 @@ static long zerocopy(struct ctx *c, __s32 qid)
 static long r_zerocopy(struct ctx *c)
 {
 	return zerocopy(c, NEURON_DMA_H2T_DEFAULT_QID);
+}
+
+/* The 48-byte form runtimes before 2.33 send. */
+static long r_zerocopy48(struct ctx *c)
+{
+	struct neuron_ioctl_mem_buf_copy64zc_deprecated a = {
+		.mem_handle = c->h[0], .buffer = src, .size = LEN, .offset = OFF,
+		.is_copy_to_device = 1, .h2t_qid = NEURON_DMA_H2T_DEFAULT_QID,
+	};
+
+	return xioctl(c->fd, NEURON_IOCTL_MEM_BUF_ZEROCOPY64_DEPRECATED, &a);
 }
 
 static long r_zc_batches(struct ctx *c)
@@ -1990,6 +2021,8 @@ static const struct fcase fcases[] = {
 	FC(MEM_ALLOC_V2MT, .run = r_mem_alloc_v2mt, .check = ck_out, .undo = u_free_out),
 	FC(MEM_ALLOC_V2MT64, .run = r_mem_alloc_v2mt64, .check = ck_out,
 	   .undo = u_free_out),
+	FC(MEM_ALLOC_V2MT64_PA, .run = r_mem_alloc_v2mt64_pa, .check = ck_out,
+	   .undo = u_free_out),
 	FC(MEM_FREE, .prep = p_dev, .run = r_mem_free, .fini = f_free),
 	FCN(MEM_BUF_COPY, "to device", .prep = p_dev, .run = r_buf_copy_to,
 	    .check = ck_buf_to, .fini = f_free),
@@ -2009,6 +2042,8 @@ static const struct fcase fcases[] = {
 	FC(DUMP_MEM_CHUNKS, .prep = p_dev, .run = r_dump_chunks, .check = ck_dump,
 	   .fini = f_free),
 	FC(DMABUF_FD, .prep = p_dev_mapped, .run = r_dmabuf, .check = ck_dmabuf,
+	   .undo = u_close_ofd, .fini = f_unmap_free),
+	FC(DMABUF_FD_V2, .prep = p_dev_mapped, .run = r_dmabuf_v2, .check = ck_dmabuf,
 	   .undo = u_close_ofd, .fini = f_unmap_free),
 	FC(GET_VA_PLACEMENT, .prep = p_dev_mapped, .run = r_va_placement, .check = ck_index,
 	   .fini = f_unmap_free),
@@ -2032,6 +2067,8 @@ static const struct fcase fcases[] = {
 	FC(MEM_COPY_ASYNC_WAIT, .prep = p_async, .run = r_async_wait, .check = ck_async_done,
 	   .fini = f_async),
 	FC(MEM_BUF_ZEROCOPY64, .prep = p_dev, .run = r_zerocopy, .check = ck_buf_to,
+	   .fini = f_free),
+	FC(MEM_BUF_ZEROCOPY64_DEPRECATED, .prep = p_dev, .run = r_zerocopy48, .check = ck_buf_to,
 	   .fini = f_free),
 	FC(MEM_BUF_ZEROCOPY64_BATCHES, .prep = p_dev, .run = r_zc_batches,
 	   .check = ck_buf_to, .fini = f_free),

@@ -36,7 +36,10 @@ struct cmd {
 #define IMPL(c, g, e)	{ c, #c, g, 1, e }
 #define TODO(c, g)	{ c, #c, g, 0, EOPNOTSUPP }
 
-/* All 104 commands but DMA_QUIESCE_QUEUES, which is not a command (ENOTTY). */
+/*
+ * All 104 commands of 2.27 but DMA_QUIESCE_QUEUES, which is not a command
+ * (ENOTTY), and the 5 of 2.28 and 2.29.
+ */
 static const struct cmd cmds[] = {
 	IMPL(NEURON_IOCTL_DEVICE_RESET, G_ATT, E_SKIP),
 	IMPL(NEURON_IOCTL_DEVICE_READY, G_ATT, EFAULT),
@@ -141,6 +144,12 @@ static const struct cmd cmds[] = {
 	IMPL(NEURON_IOCTL_GET_PERFORMANCE_PROFILE, G_ATT, EFAULT),
 	IMPL(NEURON_IOCTL_AVAILABLE_PERF_PROFILES, G_ATT, EFAULT),
 	IMPL(NEURON_IOCTL_GET_ASYNC_H2T_DMA_COMPL_QUEUES, G_ATT, EFAULT),
+	/* Driver 2.28 and 2.29 */
+	IMPL(NEURON_IOCTL_MEM_ALLOC_V2MT64_PA, G_ATT, EFAULT),
+	IMPL(NEURON_IOCTL_MEM_BUF_ZEROCOPY64_DEPRECATED, G_ATT, EFAULT),
+	TODO(NEURON_IOCTL_HOST_MEM_PIN, G_ANY),
+	TODO(NEURON_IOCTL_HOST_MEM_UNPIN, G_ANY),
+	IMPL(NEURON_IOCTL_DMABUF_FD_V2, G_ANY, EFAULT),
 };
 
 #endif /* _NEURON_CMDS_H */

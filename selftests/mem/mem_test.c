@@ -565,6 +565,63 @@ static void alloc_forms_and_sizes(struct __test_metadata *_metadata, struct mem_
 	}
 }
 
+/*
+ * MEM_ALLOC_V2MT64_PA (2.28): allocates as V2MT64 and writes the whole
+ * struct back with pa (what GET_PA reports) and its padding zeroed; a
+ * handle or struct that cannot be written leaves nothing allocated.
+ */
+static void alloc_with_pa(struct __test_metadata *_metadata, struct mem_self *self,
+			  const struct mem_variant *variant)
+{
+	struct neuron_ioctl_mem_alloc_v2_mem_type64_pa a;
+	unsigned char *raw = (unsigned char *)&a, *ro = read_only_page();
+	struct mcount before = counts_now(_metadata, self->index);
+	__u64 h, pa;
+	int host, i;
+
+	ASSERT_NE(NULL, ro);
+	ASSERT_EQ(64, sizeof(a));
+	for (host = 0; host < 2; host++) {
+		memset(&a, 0xa5, sizeof(a));
+		a.size = 3 * pg;
+		a.align = 0;
+		a.host_memory = host;
+		a.hbm_index = 0;
+		a.dram_region_unused = 0;
+		a.nc_id = 0;
+		a.mem_type = tensors_type(host);
+		a.mem_handle = &h;
+		a.pad = 0;
+		h = 0;
+		ASSERT_EQ(0, xioctl(self->fd, NEURON_IOCTL_MEM_ALLOC_V2MT64_PA, &a));
+		EXPECT_NE(0, h);
+		ASSERT_EQ(0, get_pa(self->fd, h, &pa));
+		EXPECT_EQ(pa, a.pa);
+		EXPECT_EQ(3 * pg, a.size);
+		EXPECT_EQ(&h, a.mem_handle);
+		for (i = 36; i < 40; i++)
+			EXPECT_EQ(0, raw[i]);
+		for (i = 52; i < 56; i++)
+			EXPECT_EQ(0, raw[i]);
+		check_chunk(_metadata, self, h, host, 3 * pg, NULL);
+		EXPECT_EQ(0, mem_free(self->fd, h));
+	}
+	memset(&a, 0, sizeof(a));
+	a.size = pg;
+	a.host_memory = 1;
+	a.mem_type = tensors_type(1);
+	a.mem_handle = &h;
+	a.pad = 1;
+	EXPECT_EQ(-EINVAL, xioctl(self->fd, NEURON_IOCTL_MEM_ALLOC_V2MT64_PA, &a));
+	a.pad = 0;
+	a.mem_handle = (__u64 *)ro;
+	EXPECT_EQ(-EFAULT, xioctl(self->fd, NEURON_IOCTL_MEM_ALLOC_V2MT64_PA, &a));
+	a.mem_handle = &h;
+	EXPECT_EQ(-EFAULT, xioctl(self->fd, NEURON_IOCTL_MEM_ALLOC_V2MT64_PA, ro));
+	EXPECT_EQ(-EBADF, xioctl(self->wfd, NEURON_IOCTL_MEM_ALLOC_V2MT64_PA, &a));
+	check_counts(_metadata, self->index, &before, "after MEM_ALLOC_V2MT64_PA");
+}
+
 /* Every category, in both typed forms; device chunks report theirs in the dump. */
 static void alloc_every_type(struct __test_metadata *_metadata, struct mem_self *self,
 			     struct neuron_ioctl_mem_chunk_info *ent)
@@ -1972,6 +2029,59 @@ static void dmabuf_bad_ranges(struct __test_metadata *_metadata, struct mem_self
 	}
 }
 
+static long dmabuf_fd_v2(int fd, const void *va, __u64 size, __s32 *out, __u64 *off)
+{
+	struct neuron_ioctl_dmabuf_fd_v2 a = {
+		.va = (uintptr_t)va, .size = size, .fd = out, .offset = off,
+	};
+
+	return xioctl(fd, NEURON_IOCTL_DMABUF_FD_V2, &a);
+}
+
+/*
+ * DMABUF_FD_V2 (2.29): any byte range of the mapping, exported as the pages
+ * it lies in, with the offset of its first byte; both result pointers are
+ * required, and a result that cannot be written leaves no descriptor.
+ */
+static void dmabuf_v2(struct __test_metadata *_metadata, struct mem_self *self,
+		      unsigned char *dm, unsigned char *ro)
+{
+	int before = count_fds();
+	__u64 off = 77;
+	__s32 out = -1;
+
+	ASSERT_EQ(0, dmabuf_fd_v2(self->wfd, dm + pg + 5, pg, &out, &off));
+	EXPECT_LE(0, out);
+	EXPECT_EQ(5, off);
+	EXPECT_EQ(FD_CLOEXEC, fcntl(out, F_GETFD) & FD_CLOEXEC);
+	/* Two pages: [pg + 5, 2 pg + 5) lies in pages 1 and 2. */
+	EXPECT_EQ(2 * pg, lseek(out, 0, SEEK_END));
+	if (out >= 0)
+		close(out);
+	out = -1;
+	EXPECT_EQ(0, dmabuf_fd_v2(self->fd, dm, 4 * pg, &out, &off));
+	EXPECT_EQ(0, off);
+	EXPECT_EQ(4 * pg, lseek(out, 0, SEEK_END));
+	if (out >= 0)
+		close(out);
+	EXPECT_EQ(before, count_fds());
+
+	out = -7;
+	off = 77;
+	EXPECT_EQ(-EINVAL, dmabuf_fd_v2(self->fd, dm, pg, NULL, &off));
+	EXPECT_EQ(-EINVAL, dmabuf_fd_v2(self->fd, dm, pg, &out, NULL));
+	EXPECT_EQ(-EINVAL, dmabuf_fd_v2(self->fd, dm, 0, &out, &off));
+	EXPECT_EQ(-EINVAL, dmabuf_fd_v2(self->fd, dm + 3 * pg + 1, pg, &out, &off));
+	EXPECT_EQ(-EINVAL, dmabuf_fd_v2(self->fd, dm, ~0ULL, &out, &off));
+	EXPECT_EQ(-EINVAL, dmabuf_fd_v2(self->fd, ro, 8, &out, &off));
+	EXPECT_EQ(-7, out);
+	EXPECT_EQ(77, off);
+	EXPECT_EQ(-EFAULT, dmabuf_fd_v2(self->fd, dm, pg, &out, (__u64 *)ro));
+	EXPECT_EQ(-EFAULT, dmabuf_fd_v2(self->fd, dm, pg, unmapped_address(), &off));
+	EXPECT_EQ(-EFAULT, xioctl(self->fd, NEURON_IOCTL_DMABUF_FD_V2, NULL));
+	EXPECT_EQ(before, count_fds());
+}
+
 /* DMABUF_FD: a page range of the caller's own mapping of a device chunk. */
 static void dmabuf_errors(struct __test_metadata *_metadata, struct mem_self *self,
 			  const struct mem_variant *variant)
@@ -2014,12 +2124,15 @@ static void dmabuf_errors(struct __test_metadata *_metadata, struct mem_self *se
 	dmabuf_bad_ranges(_metadata, self, dm, hm, anon, ro);
 	EXPECT_EQ(before, count_fds());
 
-	/* No place for the new file: none is installed. */
-	EXPECT_EQ(-EFAULT, dmabuf_fd(self->fd, dm, pg, NULL));
+	/* No place for the new file: none is installed (NULL: EINVAL since 2.29). */
+	EXPECT_EQ(-EINVAL, dmabuf_fd(self->fd, dm, pg, NULL));
 	EXPECT_EQ(-EFAULT, dmabuf_fd(self->fd, dm, pg, unmapped_address()));
 	EXPECT_EQ(-EFAULT, dmabuf_fd(self->fd, dm, pg, (__s32 *)ro));
 	EXPECT_EQ(-EFAULT, xioctl(self->fd, NEURON_IOCTL_DMABUF_FD, NULL));
 	EXPECT_EQ(-EFAULT, xioctl(self->wfd, NEURON_IOCTL_DMABUF_FD, unmapped_address()));
+	EXPECT_EQ(before, count_fds());
+
+	dmabuf_v2(_metadata, self, dm, ro);
 	EXPECT_EQ(before, count_fds());
 
 	/* Once unmapped, the range is nobody's mapping. */
@@ -2344,6 +2457,7 @@ TEST_F_TIMEOUT(mem, allocation, 300)
 	alloc_host_limit(_metadata, self, variant);
 	alloc_host_memcg(_metadata, self, variant);
 	handle_values(_metadata, self, variant);
+	alloc_with_pa(_metadata, self, variant);
 }
 
 /* Bad handles; GET_PA, GET_INFO, GET_EXTENDED_INFO, MC_GET_INFO. */

@@ -151,6 +151,73 @@ struct neuron_ioctl_mem_alloc_v2_mem_type64 {
 };
 
 /**
+ * struct neuron_ioctl_mem_alloc_v2_mem_type64_pa - allocate typed memory
+ * and learn its physical address, 64-byte form (driver 2.28)
+ * @size: In. Size in bytes; rounded up to a page.
+ * @align: In. Required alignment in bytes; must be zero for host memory.
+ * @host_memory: In. Non-zero for host memory, zero for device memory.
+ * @hbm_index: In. Device memory channel (HBM) to allocate from (spelled
+ *	@dram_channel before 2.29; both names work).
+ * @dram_channel: The 2.28 name of @hbm_index.
+ * @dram_region_unused: In. Ignored (spelled @dram_region before 2.29).
+ * @dram_region: The 2.28 name of @dram_region_unused.
+ * @nc_id: In. Core the allocation is accounted to.
+ * @mem_type: In. What the memory is for (mem_alloc_category_t).
+ * @mem_handle: In. User address where the driver stores the new handle.
+ * @pad: Reserved, set to zero.
+ * @pa: Out. The memory's physical address as the device sees it (host
+ *	memory with the generation's host-address bit).
+ *
+ * NEURON_IOCTL_MEM_ALLOC_V2MT64_PA, the fourth command of number 102.  The
+ * driver writes the whole struct back, its padding (4 bytes before
+ * @mem_handle, 4 before @pa) zeroed.
+ */
+struct neuron_ioctl_mem_alloc_v2_mem_type64_pa {
+	__u64 size;
+	__u64 align;
+	__u32 host_memory;
+	union {
+		__u32 hbm_index;
+		__u32 dram_channel;
+	};
+	union {
+		__u32 dram_region_unused;
+		__u32 dram_region;
+	};
+	__u32 nc_id;
+	__u32 mem_type;
+	__u64 *mem_handle;
+	__u32 pad;
+	__u64 pa;
+};
+
+/**
+ * struct neuron_ioctl_host_mem_pin - pin a range of the caller's memory
+ * (driver 2.28)
+ * @va: In. First byte.
+ * @size: In. Bytes.
+ * @pa: Out. Physical address of @va as the device sees it when the range
+ *	is physically contiguous, else all ones.
+ *
+ * NEURON_IOCTL_HOST_MEM_PIN.
+ */
+struct neuron_ioctl_host_mem_pin {
+	__u64 va;
+	__u64 size;
+	__u64 pa;
+};
+
+/**
+ * struct neuron_ioctl_host_mem_unpin - unpin what HOST_MEM_PIN pinned
+ * @va: In. The pinned range's first byte, exactly.
+ *
+ * NEURON_IOCTL_HOST_MEM_UNPIN.
+ */
+struct neuron_ioctl_host_mem_unpin {
+	__u64 va;
+};
+
+/**
  * struct neuron_ioctl_device_init - device initialisation (no-op)
  * @mem_regions: In. Unused.
  *
@@ -1239,6 +1306,25 @@ struct neuron_ioctl_dmabuf_fd {
 	__s32 *fd;
 };
 
+/**
+ * struct neuron_ioctl_dmabuf_fd_v2 - export any range of mapped memory as a
+ * dma-buf (driver 2.29)
+ * @va: In. User address inside a mapping of device memory made by the
+ *	caller; need not be page aligned.
+ * @size: In. Size of the range in bytes.
+ * @fd: In. User address where the driver stores the new file descriptor.
+ * @offset: In. User address where the driver stores the offset of @va in
+ *	the dma-buf, which covers the pages the range lies in.
+ *
+ * NEURON_IOCTL_DMABUF_FD_V2; the argument is a pointer to this struct.
+ */
+struct neuron_ioctl_dmabuf_fd_v2 {
+	__u64 va;
+	__u64 size;
+	__s32 *fd;
+	__u64 *offset;
+};
+
 /* Value of &neuron_ioctl_device_driver_info.version in this ABI. */
 #define NEURON_DEVICE_DRIVER_INFO_VERSION0	0
 
@@ -1806,6 +1892,9 @@ struct neuron_ioctl_dma_quiesce_all;
 #define NEURON_IOCTL_MEM_ALLOC_V2MT64 \
 	_IOR(NEURON_IOCTL_BASE, 102, \
 	     struct neuron_ioctl_mem_alloc_v2_mem_type64)
+#define NEURON_IOCTL_MEM_ALLOC_V2MT64_PA \
+	_IOWR(NEURON_IOCTL_BASE, 102, \
+	      struct neuron_ioctl_mem_alloc_v2_mem_type64_pa)
 
 /* Per-core reset */
 #define NEURON_IOCTL_NC_RESET \
@@ -1919,5 +2008,11 @@ struct neuron_ioctl_dma_quiesce_all;
 #define NEURON_IOCTL_GET_ASYNC_H2T_DMA_COMPL_QUEUES \
 	_IOWR(NEURON_IOCTL_BASE, 135, \
 	      struct neuron_ioctl_get_async_h2t_dma_compl_queues)
+#define NEURON_IOCTL_HOST_MEM_PIN \
+	_IOWR(NEURON_IOCTL_BASE, 136, struct neuron_ioctl_host_mem_pin)
+#define NEURON_IOCTL_HOST_MEM_UNPIN \
+	_IOW(NEURON_IOCTL_BASE, 137, struct neuron_ioctl_host_mem_unpin)
+#define NEURON_IOCTL_DMABUF_FD_V2 \
+	_IOR(NEURON_IOCTL_BASE, 138, struct neuron_ioctl_dmabuf_fd_v2 *)
 
 #endif /* _UAPI_NEURON_IOCTL_H */
