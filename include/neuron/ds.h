@@ -1,8 +1,8 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
  * The datastore's counters as the telemetry plane reads them
- * (neuron_core/datastore.c).  The core sums, for one device, the per-core
- * counters of every datastore entry in use and of every entry released
+ * (neuron_core/cores/datastore.c).  The core sums, for one device, the
+ * per-core counters of every datastore entry in use and of every entry released
  * since the device came up (the core keeps what released entries held, so
  * a process that exited still counts and nothing is lost when telemetry
  * reloads), and gives the per-device counters of each entry.

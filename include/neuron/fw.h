@@ -1,8 +1,8 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
- * The firmware mailboxes of a Neuron device (neuron_core/fw_mbox.c), as
- * other modules use them, and their wire formats (shared with the
- * simulator and the KUnit tests).
+ * The firmware mailboxes of a Neuron device
+ * (neuron_core/device/fw_mbox.c), as other modules use them, and their
+ * wire formats (shared with the simulator and the KUnit tests).
  *
  * Two protocols share MiscRAM's doorbell (0x800):
  *
