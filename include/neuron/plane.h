@@ -232,7 +232,10 @@ struct neuron_plane_dma_read {
  *	this plane running on the device.  Optional with @device_attach.
  * @file_release: release the plane's state @fpriv of file @nf: the file
  *	is closed, or the plane unregisters or the device goes while it is
- *	open.  Work the file started is ended or waited for.  Optional.
+ *	open.  Work the file started is ended or waited for.  Called only
+ *	for a file whose &neuron_file.plane entry the plane set, but for a
+ *	built-in plane, which is called for every file (@fpriv may be NULL).
+ *	Optional.
  * @process_detach: process @tgid detached from @nd (its last attached file
  *	was released): drop what it holds.  Optional.  A call of @tgid may
  *	still be running then (through a file another process opened) and

@@ -135,6 +135,17 @@ static int neuron_plane_attach_dev(struct neuron_device *nd, const struct neuron
 }
 
 /*
+ * Whether plane @p is told of file @nf's release: a module plane when it
+ * keeps state in the file, a built-in plane always (the NeuronCore state
+ * plane drops the reservations made through any file, which keep no
+ * state there).
+ */
+static bool neuron_plane_has_file(const struct neuron_plane *p, const struct neuron_file *nf)
+{
+	return p->file_release && (nf->plane[p->id] || p->builtin);
+}
+
+/*
  * Detach @p from @nd: release every open file's state, then the device's.
  * No handler of @p runs on @nd (the plane's families are withdrawn and
  * waited for, or the device is gone with its usage lock held for write).
@@ -149,7 +160,7 @@ static void neuron_plane_detach_dev(struct neuron_device *nd, const struct neuro
 		return;
 	}
 	list_for_each_entry(nf, &nd->files, node) {
-		if (nf->plane[p->id] && p->file_release)
+		if (neuron_plane_has_file(p, nf))
 			p->file_release(nf, nf->plane[p->id]);
 		nf->plane[p->id] = NULL;
 	}
@@ -243,7 +254,7 @@ void neuron_planes_file_release(struct neuron_file *nf)
 	/* From the top down: what a plane above started ends first. */
 	for (id = NEURON_PLANES; id-- > 0;) {
 		p = nd->planes[id];
-		if (p && nf->plane[id] && p->file_release)
+		if (p && neuron_plane_has_file(p, nf))
 			p->file_release(nf, nf->plane[id]);
 		nf->plane[id] = NULL;
 	}
