@@ -52,10 +52,19 @@ static const struct neuron_udma_gen v4_udma = {
 	.s2m_wr_outstanding2 = 256,
 };
 
-/* DMI product names of hosts that are not standard ones: never UltraServers. */
+/*
+ * DMI product names of hosts that are not standard ones (the reference
+ * 2.29's map, and trn3s): trn3e hosts are switched pods of one node each
+ * (the reference's platform type MAX, whose class files are the PDS set).
+ */
 static const struct neuron_dhal_platform v4_platforms[] = {
 	{ "trn3s.48xlarge", false, NEURON_PLATFORM_PDS },
+	{ "trn3.48xlarge", false, NEURON_PLATFORM_PDS },
+	{ "trn3p.48xlarge", false, NEURON_PLATFORM_ULTRASERVER },
+	{ "trn3e.24xlarge", false, NEURON_PLATFORM_PDS, 1 },
+	{ "trn3e-dev0", true, NEURON_PLATFORM_PDS, 1 },
 	{ "trn3-dev0", true, NEURON_PLATFORM_PDS },
+	{ "trn3-dev1", true, NEURON_PLATFORM_PDS },
 };
 
 /*

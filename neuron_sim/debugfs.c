@@ -496,6 +496,7 @@ void nsim_dev_debugfs_add(struct nsim_dev *sd)
 	debugfs_create_file("nq_inject", 0200, sd->ddir, sd, &nsim_nq_inject_fops);
 	debugfs_create_u64("nq_injected", 0400, sd->ddir, &sd->nq_injected);
 	nsim_mbox_debugfs_add(sd);
+	nsim_health_debugfs_add(sd);
 	nsim_pod_debugfs_add(sd);
 }
 

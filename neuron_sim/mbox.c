@@ -461,6 +461,7 @@ void nsim_mbox_debugfs_add(struct nsim_dev *sd)
 	debugfs_create_x32("mbox_profiles_all", 0600, sd->ddir, &mb->profiles_all);
 	debugfs_create_x32("mbox_profiles_hbm", 0600, sd->ddir, &mb->profiles_hbm);
 	debugfs_create_u32("api_version", 0600, sd->ddir, &sd->misc[NSIM_MISC_API_VERSION / 4]);
+	debugfs_create_u32("fw_build", 0600, sd->ddir, &sd->misc[NSIM_MISC_FW_BUILD / 4]);
 	debugfs_create_file("mbox_state", 0400, sd->ddir, sd, &nsim_mbox_state_fops);
 	debugfs_create_file("metrics_posted", 0400, sd->ddir, sd, &nsim_metrics_posted_fops);
 	debugfs_create_file("reg_set", 0200, sd->ddir, sd, &nsim_reg_set_fops);

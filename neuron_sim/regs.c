@@ -171,6 +171,9 @@ static u32 nsim_misc_read(struct nsim_dev *sd, unsigned int moff)
 	spin_lock(&sd->lock);
 	if (moff == NSIM_MISC_ROUTING_ID && sd->fault == NSIM_FAULT_RID_HANG)
 		val = NSIM_REG_NOT_READY;
+	else if (moff == NSIM_MISC_HEALTH_SEQ && !sd->heartbeat_stopped)
+		/* The firmware's health checks run: the heartbeat moves at each read. */
+		val = nsim_heartbeat_bump(nsim_misc(sd, moff));
 	else if (sd->power_auto && moff >= NSIM_MISC_POWER &&
 		 moff < NSIM_MISC_POWER + 4 * NSIM_POWER_DICE)
 		/* A new utilisation sample at each read: the counter moves. */
@@ -186,6 +189,7 @@ static void nsim_misc_write(struct nsim_dev *sd, unsigned int moff, u32 val)
 	spin_lock(&sd->lock);
 	switch (moff) {
 	case NSIM_MISC_API_VERSION:
+	case NSIM_MISC_FW_BUILD:
 	case NSIM_MISC_ROUTING_ID:
 	case NSIM_MISC_SERIAL_LO:
 	case NSIM_MISC_SERIAL_HI:
@@ -661,6 +665,7 @@ int nsim_regs_init(struct nsim_dev *sd, enum nsim_fault fault)
 
 	sd->fault = fault;
 	*nsim_misc(sd, NSIM_MISC_API_VERSION) = NSIM_FW_API_VERSION;
+	*nsim_misc(sd, NSIM_MISC_FW_BUILD) = NSIM_FW_BUILD;
 	*nsim_misc(sd, NSIM_MISC_ROUTING_ID) = sd->rid;
 	*nsim_misc(sd, NSIM_MISC_SERIAL_LO) = lower_32_bits(serial);
 	*nsim_misc(sd, NSIM_MISC_SERIAL_HI) = upper_32_bits(serial);

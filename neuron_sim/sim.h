@@ -38,11 +38,14 @@ struct seq_file;
 /* MiscRAM: the firmware-owned register block inside BAR 0. */
 #define NSIM_MISC_SIZE		0x1000
 #define NSIM_MISC_API_VERSION	0x000
+#define NSIM_MISC_HEALTH_STATUS	0x004	/* unhealthy components, a bitmap */
+#define NSIM_MISC_HEALTH_SEQ	0x00c	/* bits 19:12: the health check heartbeat */
 #define NSIM_MISC_ROUTING_ID	0x024
 #define NSIM_MISC_SERIAL_LO	0x038
 #define NSIM_MISC_SERIAL_HI	0x03c
 #define NSIM_MISC_POWER		0x054	/* utilisation word of die 0; die 1's at 0x058 */
 #define NSIM_POWER_DICE		2
+#define NSIM_MISC_FW_BUILD	0x074
 #define NSIM_MISC_RESET_TYPE	0x1ec
 #define NSIM_MISC_MBOX_ACK	0x0f0
 #define NSIM_MISC_MBOX_DATA	0x100
@@ -56,6 +59,8 @@ struct seq_file;
 
 /* Firmware API version the simulated firmware reports. */
 #define NSIM_FW_API_VERSION	7
+/* The firmware build number MiscRAM 0x074 reports (debugfs fw_build). */
+#define NSIM_FW_BUILD		20261207
 /* What a firmware register reads while the firmware is not ready. */
 #define NSIM_REG_NOT_READY	0xdeadbeef
 /* Serial number: "SIM" in the top bytes, then generation and device id. */
@@ -284,11 +289,14 @@ static inline unsigned int nsim_sem_blocks(const struct nsim_gen *gen)
  * @nd_lock: protects @nd against the sysfs readers
  * @nd: the core's device, NULL before creation and once destroy started
  * @lock: protects @misc, @fault, @reset_fault, @reset_pending, @resets,
- *	@power_auto and @mbox's state
+ *	@power_auto, @heartbeat_stopped and @mbox's state
  * @misc: MiscRAM contents
  * @power_auto: the simulated firmware bumps a die's utilisation sample
  *	counter (high 16 bits of its word) at each read of it (debugfs
  *	power_util turns it on)
+ * @heartbeat_stopped: the health check heartbeat (MiscRAM 0x00c, bits
+ *	19:12) stays; otherwise it advances at each read of its word
+ *	(debugfs health)
  * @fault: the fault switch
  * @reset_fault: @fault when the reset in flight was requested
  * @reset_pending: a reset was accepted by the doorbell and not finished
@@ -339,10 +347,14 @@ struct nsim_dev {
 	struct mutex nd_lock;
 	struct neuron_bus_device *nd;
 
-	/* protects misc, fault, reset_fault, reset_pending, resets, power_auto, mbox's state */
+	/*
+	 * protects misc, fault, reset_fault, reset_pending, resets, power_auto,
+	 * heartbeat_stopped, mbox's state
+	 */
 	spinlock_t lock;
 	u32 misc[NSIM_MISC_SIZE / 4];
 	bool power_auto;
+	bool heartbeat_stopped;
 	enum nsim_fault fault;
 	enum nsim_fault reset_fault;
 	bool reset_pending;
@@ -424,6 +436,10 @@ void nsim_mbox_ring(struct nsim_dev *sd);
 void nsim_mbox_stop(struct nsim_dev *sd);
 void nsim_mbox_debugfs_add(struct nsim_dev *sd);
 void *nsim_host_ptr(struct nsim_dev *sd, u64 addr, u32 len);
+
+/* health.c */
+void nsim_health_debugfs_add(struct nsim_dev *sd);
+u32 nsim_heartbeat_bump(u32 *w);
 
 /* nq.c */
 int nsim_nq_parse(char *line, u64 bar0_size, struct nsim_nq_entry *e);

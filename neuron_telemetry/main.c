@@ -236,9 +236,14 @@ static int neuron_tel_attach(struct neuron_device *nd, void **priv)
 	ret = neuron_tel_metrics_init(td);
 	if (ret)
 		goto err_metrics;
+	ret = neuron_tel_health_init(td);
+	if (ret)
+		goto err_health;
 	*priv = td;
 	return 0;
 
+err_health:
+	neuron_tel_metrics_fini(td);
 err_metrics:
 	neuron_tel_power_fini(td);
 err_power:
@@ -290,6 +295,7 @@ static void neuron_tel_detach(struct neuron_device *nd, void *priv)
 	neuron_tel_metrics_stop(td);
 	neuron_tel_sysfs_remove(td);
 	debugfs_remove(td->debugfs);
+	neuron_tel_health_fini(td);
 	neuron_tel_metrics_fini(td);
 	neuron_tel_power_fini(td);
 	mutex_destroy(&td->lock);

@@ -484,6 +484,7 @@ static int neuron_tel_metrics_fn(void *arg)
 		if (neuron_device_state(td->nd) != NEURON_STATE_READY)
 			continue;
 		neuron_tel_power_sample(td);
+		neuron_tel_health_sample(td);
 		neuron_tel_metrics_step(td);
 	}
 	return 0;
@@ -588,6 +589,17 @@ int neuron_tel_metrics_set_mode(struct neuron_tel_dev *td, u32 mode)
 	spin_unlock(&m->lock);
 	wake_up(&m->wq);
 	return 0;
+}
+
+/**
+ * neuron_tel_metrics_enabled() - whether metrics are gathered at all
+ *
+ * Return: false when nmetric_log_posts is 0 (no post built), as the
+ * reference's "metrics disabled".
+ */
+bool neuron_tel_metrics_enabled(void)
+{
+	return READ_ONCE(nmetric_log_posts) != 0;
 }
 
 /**

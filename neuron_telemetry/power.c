@@ -13,6 +13,12 @@
  * zeros.  Firmware below API 3 has no utilisation: INVALID.  Before the
  * first roll-up the status is NO_DATA.
  *
+ * Every sample also keeps each die's word as read, for
+ * stats/power/utilization_raw (2.29): the utilisation and counter, or
+ * that the word could not be read (0xdeadbeef, not filled in by the
+ * firmware, or all ones, a failed read); every die is unavailable below
+ * API 3 and before the first sample.
+ *
  * power_rollup_s shortens the "minute" for tests.
  */
 
@@ -34,8 +40,6 @@
 #define NEURON_TEL_POWER_MIN_API	3
 /* Fewest samples a valid roll-up needs. */
 #define NEURON_TEL_POWER_MIN_SAMPLES	60
-/* Most dice read. */
-#define NEURON_TEL_POWER_MAX_DICE	4
 /* Full utilisation, in basis points. */
 #define NEURON_TEL_POWER_FULL		10000
 
@@ -54,10 +58,15 @@ module_param_cb(power_rollup_s, &neuron_tel_rollup_ops, &power_rollup_s, 0644);
 MODULE_PARM_DESC(power_rollup_s,
 		 "Test knob: seconds of a power utilisation roll-up (1 to 60; default 60, a minute)");
 
+/* Words that are no sample: not filled in by the firmware, or a failed read. */
+#define NEURON_TEL_POWER_NOT_READY	0xdeadbeef
+#define NEURON_TEL_POWER_READ_FAILED	U32_MAX
+
 /**
  * struct neuron_tel_power - a device's power utilisation
- * @lock: protects @stats
+ * @lock: protects @stats and @raw
  * @stats: the last roll-up
+ * @raw: each die's word at the last sample
  * @counter: per die, the sample counter last seen (metrics thread only)
  * @primed: @counter holds a first reading (metrics thread only)
  * @period: number of the roll-up period being sampled, wall-clock seconds
@@ -68,9 +77,10 @@ MODULE_PARM_DESC(power_rollup_s,
  * @sum: their sum (metrics thread only)
  */
 struct neuron_tel_power {
-	/* protects stats: the thread writes it at a roll-up, readers copy it */
+	/* protects stats and raw: the thread writes them, readers copy them */
 	spinlock_t lock;
 	struct neuron_tel_power_stats stats;
+	struct neuron_tel_power_raw raw;
 	u16 counter[NEURON_TEL_POWER_MAX_DICE];
 	bool primed;
 	u64 period;
@@ -150,21 +160,32 @@ void neuron_tel_power_sample(struct neuron_tel_dev *td)
 		return;
 	if (period != p->period)
 		neuron_tel_power_rollup(p, period, len);
+	dice = clamp_t(u32, dhal->layout->dice, 1, NEURON_TEL_POWER_MAX_DICE);
 	api = neuron_tel_misc_read(td->nd, dhal, NEURON_FW_MBOX_API_VERSION);
 	if (api < NEURON_TEL_POWER_MIN_API || api == U32_MAX) {
 		neuron_tel_power_publish(p, NEURON_TEL_POWER_INVALID, 0);
+		spin_lock(&p->lock);
+		p->raw = (struct neuron_tel_power_raw){ .dice = dice };
+		spin_unlock(&p->lock);
 		p->primed = false;
 		return;
 	}
-	dice = clamp_t(u32, dhal->layout->dice, 1, NEURON_TEL_POWER_MAX_DICE);
 	for (die = 0; die < dice; die++) {
 		u32 v = neuron_tel_misc_read(td->nd, dhal, NEURON_TEL_POWER_REG + 4 * die);
 		u16 counter = v >> 16, bp = v & 0xffff;
+		bool bad = v == NEURON_TEL_POWER_NOT_READY || v == NEURON_TEL_POWER_READ_FAILED;
 
-		if (!p->primed || counter == p->counter[die] || bp > NEURON_TEL_POWER_FULL)
+		if (!p->primed || counter == p->counter[die] || bp > NEURON_TEL_POWER_FULL || bad)
 			keep = false;
 		p->counter[die] = counter;
-		util = max_t(u32, util, bp);
+		if (!bad)
+			util = max_t(u32, util, bp);
+		spin_lock(&p->lock);
+		p->raw.dice = dice;
+		p->raw.state[die] = bad ? NEURON_TEL_RAW_READ_ERROR : NEURON_TEL_RAW_OK;
+		p->raw.util[die] = bp;
+		p->raw.counter[die] = counter;
+		spin_unlock(&p->lock);
 	}
 	p->primed = true;
 	if (!keep)
@@ -191,6 +212,30 @@ void neuron_tel_power_get(struct neuron_tel_dev *td, struct neuron_tel_power_sta
 	spin_lock(&p->lock);
 	*out = p->stats;
 	spin_unlock(&p->lock);
+}
+
+/**
+ * neuron_tel_power_raw_get() - each die's power word at the last sample
+ * @td: the plane's device state
+ * @out: where it goes; every die NEURON_TEL_RAW_UNAVAILABLE before the
+ *	first sample and with firmware below API 3
+ */
+void neuron_tel_power_raw_get(struct neuron_tel_dev *td, struct neuron_tel_power_raw *out)
+{
+	const struct neuron_dhal *dhal = neuron_device_dhal(td->nd);
+	struct neuron_tel_power *p = td->power;
+	u32 dice = dhal ? clamp_t(u32, dhal->layout->dice, 1, NEURON_TEL_POWER_MAX_DICE) : 1;
+
+	if (!p) {
+		*out = (struct neuron_tel_power_raw){ .dice = dice };
+		return;
+	}
+	spin_lock(&p->lock);
+	*out = p->raw;
+	spin_unlock(&p->lock);
+	/* Before the first sample: every die of the device, unavailable. */
+	if (!out->dice)
+		out->dice = dice;
 }
 
 /**

@@ -8,8 +8,13 @@
  *   info/notify_delay
  *   stats/memory_usage/host_mem/<category>/{total,present,peak}
  *   stats/hardware/{sram_ecc_uncorrected,mem_ecc_uncorrected,
- *                   mem_ecc_repairable_uncorrected}
- *   stats/power/utilization
+ *                   mem_ecc_repairable_uncorrected,sram_ecc_corrected,
+ *                   mem_ecc_corrected}
+ *   stats/hardware/health_status/{hbm_ecc_err_count,
+ *                   repairable_hbm_ecc_err_count,sram_ecc_err_count,
+ *                   hw_error_event,unhealthy_components,
+ *                   healthcheck_heartbeat}	(health.c; where the DHAL says)
+ *   stats/power/{utilization,utilization_raw}
  *   neuron_core<k>/info/architecture/arch_type
  *   neuron_core<k>/stats/status/<name>/{total,present}
  *   neuron_core<k>/stats/memory_usage/{host_mem,device_mem}/{total,present,peak}
@@ -91,9 +96,13 @@ static DEFINE_MUTEX(neuron_tel_build_lock);
 #define TEL_MISC_HBM_REPAIR	0x64
 #define TEL_MISC_NOT_READY	0xdeadbeef
 #define TEL_ECC_COUNT		0xffff
+/* Corrected errors: the high half of the SRAM and HBM words. */
+#define TEL_ECC_CORRECTED	GENMASK(31, 16)
 /* An HBM word from the DHAL's &neuron_dhal_fw.hbm_ecc_split_api on. */
 #define TEL_ECC_SPLIT_UE	GENMASK(15, 12)
 #define TEL_ECC_SPLIT_REPAIRABLE	GENMASK(11, 0)
+/* Full power utilisation, in basis points; above it a sample is bogus. */
+#define TEL_POWER_FULL		10000
 /* HBM repair states (TEL_MISC_HBM_REPAIR & TEL_REPAIR_MASK). */
 #define TEL_REPAIR_MASK		3
 #define TEL_REPAIR_LEGACY	0
@@ -485,6 +494,21 @@ static ssize_t mem_ecc_repairable_uncorrected_show(struct kobject *kobj,
 	return sysfs_emit(buf, "%u\n", tel_hbm_errors(to_node(kobj)->td->nd, true));
 }
 
+/*
+ * The corrected errors (2.30, format not published): the high 16 bits of
+ * the same words, in the format and mode of the files above.
+ */
+static ssize_t sram_ecc_corrected_show(struct kobject *kobj, struct kobj_attribute *a, char *buf)
+{
+	return sysfs_emit(buf, "%u\n", tel_ecc_field(to_node(kobj)->td->nd, TEL_MISC_SRAM_ECC,
+						      TEL_ECC_CORRECTED));
+}
+
+static ssize_t mem_ecc_corrected_show(struct kobject *kobj, struct kobj_attribute *a, char *buf)
+{
+	return sysfs_emit(buf, "%u\n", tel_hbm_ecc(to_node(kobj)->td->nd, TEL_ECC_CORRECTED));
+}
+
 static struct kobj_attribute tel_attr_sram_ecc =
 	__ATTR(sram_ecc_uncorrected, 0644, sram_ecc_uncorrected_show, tel_ignore_store);
 static struct kobj_attribute tel_attr_mem_ecc =
@@ -492,14 +516,109 @@ static struct kobj_attribute tel_attr_mem_ecc =
 static struct kobj_attribute tel_attr_mem_ecc_rep =
 	__ATTR(mem_ecc_repairable_uncorrected, 0644, mem_ecc_repairable_uncorrected_show,
 	       tel_ignore_store);
+static struct kobj_attribute tel_attr_sram_ecc_ce =
+	__ATTR(sram_ecc_corrected, 0644, sram_ecc_corrected_show, tel_ignore_store);
+static struct kobj_attribute tel_attr_mem_ecc_ce =
+	__ATTR(mem_ecc_corrected, 0644, mem_ecc_corrected_show, tel_ignore_store);
 
 static struct attribute *hardware_attrs[] = {
 	&tel_attr_sram_ecc.attr,
 	&tel_attr_mem_ecc.attr,
 	&tel_attr_mem_ecc_rep.attr,
+	&tel_attr_sram_ecc_ce.attr,
+	&tel_attr_mem_ecc_ce.attr,
 	NULL
 };
 ATTRIBUTE_GROUPS(hardware);
+
+/*
+ * stats/hardware/health_status: the health registers the metrics thread
+ * caches (health.c), read only as in the reference; hw_error_event is
+ * pollable.
+ */
+static struct neuron_tel_health_counts tel_health(struct kobject *kobj)
+{
+	struct neuron_tel_health_counts c;
+
+	neuron_tel_health_get(to_node(kobj)->td, &c);
+	return c;
+}
+
+static ssize_t hbm_ecc_err_count_show(struct kobject *kobj, struct kobj_attribute *a, char *buf)
+{
+	return sysfs_emit(buf, "%u\n", tel_health(kobj).hbm_ue);
+}
+
+static ssize_t repairable_hbm_ecc_err_count_show(struct kobject *kobj, struct kobj_attribute *a,
+						 char *buf)
+{
+	return sysfs_emit(buf, "%u\n", tel_health(kobj).hbm_repairable);
+}
+
+static ssize_t sram_ecc_err_count_show(struct kobject *kobj, struct kobj_attribute *a, char *buf)
+{
+	return sysfs_emit(buf, "%u\n", tel_health(kobj).sram);
+}
+
+static ssize_t hw_error_event_show(struct kobject *kobj, struct kobj_attribute *a, char *buf)
+{
+	return sysfs_emit(buf, "%u\n", tel_health(kobj).events);
+}
+
+/* 2.30, format not published: a line of names, as 2.30's notes describe it. */
+static ssize_t unhealthy_components_show(struct kobject *kobj, struct kobj_attribute *a,
+					 char *buf)
+{
+	return neuron_tel_health_components(tel_health(kobj).status, buf);
+}
+
+/* 2.30, format not published: "%u\n" as the 2.28 files. */
+static ssize_t healthcheck_heartbeat_show(struct kobject *kobj, struct kobj_attribute *a,
+					  char *buf)
+{
+	return sysfs_emit(buf, "%u\n", tel_health(kobj).heartbeat);
+}
+
+#define TEL_HEALTH_EVENT_FILE	"hw_error_event"
+
+static struct kobj_attribute tel_attr_hbm_ecc_err = __ATTR_RO(hbm_ecc_err_count);
+static struct kobj_attribute tel_attr_rep_hbm_ecc_err = __ATTR_RO(repairable_hbm_ecc_err_count);
+static struct kobj_attribute tel_attr_sram_ecc_err = __ATTR_RO(sram_ecc_err_count);
+static struct kobj_attribute tel_attr_hw_error_event = __ATTR_RO(hw_error_event);
+static struct kobj_attribute tel_attr_unhealthy = __ATTR_RO(unhealthy_components);
+static struct kobj_attribute tel_attr_heartbeat = __ATTR_RO(healthcheck_heartbeat);
+
+static struct attribute *health_attrs[] = {
+	&tel_attr_hbm_ecc_err.attr,
+	&tel_attr_rep_hbm_ecc_err.attr,
+	&tel_attr_sram_ecc_err.attr,
+	&tel_attr_hw_error_event.attr,
+	&tel_attr_unhealthy.attr,
+	&tel_attr_heartbeat.attr,
+	NULL
+};
+
+static const struct attribute_group health_group = {
+	.name = "health_status",
+	.attrs = health_attrs,
+};
+
+/* health_status/ under @hw, and its event file handed to the cache. */
+static int tel_health_add(struct neuron_tel_dev *td, struct kobject *hw)
+{
+	struct kernfs_node *dir;
+	int ret;
+
+	ret = sysfs_create_group(hw, &health_group);
+	if (ret)
+		return ret;
+	dir = sysfs_get_dirent(hw->sd, health_group.name);
+	if (!dir)
+		return -ENOENT;
+	neuron_tel_health_set_file(td, sysfs_get_dirent(dir, TEL_HEALTH_EVENT_FILE));
+	sysfs_put(dir);
+	return 0;
+}
 
 /* stats/power/utilization: the last per-minute roll-up (power.c). */
 
@@ -526,8 +645,45 @@ static ssize_t utilization_show(struct kobject *kobj, struct kobj_attribute *a, 
 static struct kobj_attribute tel_attr_utilization =
 	__ATTR(utilization, 0644, utilization_show, tel_ignore_store);
 
+/*
+ * stats/power/utilization_raw (2.29): each die's word at the metrics
+ * thread's last sample, a header then a line per die; every die
+ * "unavailable" while the device is not ready or no metrics are gathered.
+ */
+static ssize_t utilization_raw_show(struct kobject *kobj, struct kobj_attribute *a, char *buf)
+{
+	struct neuron_tel_dev *td = to_node(kobj)->td;
+	struct neuron_tel_power_raw r;
+	bool live;
+	unsigned int die;
+	int len;
+
+	neuron_tel_power_raw_get(td, &r);
+	live = neuron_device_state(td->nd) == NEURON_STATE_READY && neuron_tel_metrics_enabled();
+	len = sysfs_emit(buf, "die,util_bips,counter\n");
+	for (die = 0; die < r.dice && die < NEURON_TEL_POWER_MAX_DICE; die++) {
+		u8 state = live ? r.state[die] : NEURON_TEL_RAW_UNAVAILABLE;
+
+		if (state == NEURON_TEL_RAW_READ_ERROR)
+			len += sysfs_emit_at(buf, len, "%u,read_error\n", die);
+		else if (state != NEURON_TEL_RAW_OK)
+			len += sysfs_emit_at(buf, len, "%u,unavailable\n", die);
+		else if (r.util[die] > TEL_POWER_FULL)
+			len += sysfs_emit_at(buf, len, "%u,bogus(%u),%u\n", die, r.util[die],
+					     r.counter[die]);
+		else
+			len += sysfs_emit_at(buf, len, "%u,%u,%u\n", die, r.util[die],
+					     r.counter[die]);
+	}
+	return len;
+}
+
+static struct kobj_attribute tel_attr_utilization_raw =
+	__ATTR(utilization_raw, 0644, utilization_raw_show, tel_ignore_store);
+
 static struct attribute *power_attrs[] = {
 	&tel_attr_utilization.attr,
+	&tel_attr_utilization_raw.attr,
 	NULL
 };
 ATTRIBUTE_GROUPS(power);
@@ -810,6 +966,12 @@ static int tel_device_add(struct neuron_tel_dev *td, struct kobject *parent)
 	k = tel_node_add(td, stats, dev, "hardware", hardware_groups);
 	if (IS_ERR(k))
 		return PTR_ERR(k);
+	if (neuron_tel_health_enabled(td)) {
+		int ret = tel_health_add(td, k);
+
+		if (ret)
+			return ret;
+	}
 	k = tel_node_add(td, stats, dev, "power", power_groups);
 	return PTR_ERR_OR_ZERO(k);
 }
@@ -859,6 +1021,7 @@ void neuron_tel_sysfs_remove(struct neuron_tel_dev *td)
 	mutex_unlock(&neuron_tel_notify_lock);
 	/* No notification after this: the files may go. */
 	neuron_stats_set_notify(td->nd, NULL, NULL);
+	neuron_tel_health_set_file(td, NULL);
 	tel_files_put(ts);
 	if (ts->notify_file)
 		sysfs_remove_file(neuron_device_info_kobj(td->nd), &tel_attr_notify_delay.attr);

@@ -16,6 +16,8 @@ struct neuron_device;
 struct neuron_tel_sysfs;
 struct neuron_tel_metrics;
 struct neuron_tel_power;
+struct neuron_tel_health;
+struct kernfs_node;
 
 /**
  * struct neuron_tel_dev - the plane's state for one device
@@ -28,6 +30,7 @@ struct neuron_tel_power;
  * @sysfs: the statistics tree under the device's node (sysfs.c), or NULL
  * @metrics: the metrics posting thread's state (metrics.c), or NULL
  * @power: the power utilisation samples (power.c), or NULL
+ * @health: the cached health registers (health.c), or NULL
  */
 struct neuron_tel_dev {
 	struct neuron_device *nd;
@@ -40,6 +43,7 @@ struct neuron_tel_dev {
 	struct neuron_tel_sysfs *sysfs;
 	struct neuron_tel_metrics *metrics;
 	struct neuron_tel_power *power;
+	struct neuron_tel_health *health;
 };
 
 /**
@@ -70,6 +74,32 @@ struct neuron_tel_power_stats {
 	u32 avg;
 };
 
+/* Most dice whose power words are read. */
+#define NEURON_TEL_POWER_MAX_DICE	4
+
+/* What stats/power/utilization_raw shows of a die. */
+enum neuron_tel_raw_state {
+	NEURON_TEL_RAW_UNAVAILABLE,	/* no sample: "unavailable" */
+	NEURON_TEL_RAW_OK,		/* the utilisation and counter */
+	NEURON_TEL_RAW_READ_ERROR,	/* the word could not be read: "read_error" */
+};
+
+/**
+ * struct neuron_tel_power_raw - each die's power word at the last sample
+ * @dice: dice of the device
+ * @state: per die, enum neuron_tel_raw_state
+ * @util: per die, the utilisation in basis points (bits 15:0), with
+ *	NEURON_TEL_RAW_OK
+ * @counter: per die, the firmware's sample counter (bits 31:16), with
+ *	NEURON_TEL_RAW_OK
+ */
+struct neuron_tel_power_raw {
+	u32 dice;
+	u8 state[NEURON_TEL_POWER_MAX_DICE];
+	u16 util[NEURON_TEL_POWER_MAX_DICE];
+	u16 counter[NEURON_TEL_POWER_MAX_DICE];
+};
+
 /* sysfs.c: the statistics tree, built at publish and removed at detach. */
 int neuron_tel_sysfs_init(void);
 void neuron_tel_sysfs_exit(void);
@@ -78,10 +108,38 @@ void neuron_tel_sysfs_remove(struct neuron_tel_dev *td);
 
 /* power.c: fills @out with the last roll-up (NO_DATA before the first). */
 void neuron_tel_power_get(struct neuron_tel_dev *td, struct neuron_tel_power_stats *out);
+void neuron_tel_power_raw_get(struct neuron_tel_dev *td, struct neuron_tel_power_raw *out);
 int neuron_tel_power_init(struct neuron_tel_dev *td);
 void neuron_tel_power_fini(struct neuron_tel_dev *td);
 void neuron_tel_power_sample(struct neuron_tel_dev *td);
 const char *neuron_tel_power_status_name(u32 status);
+
+/**
+ * struct neuron_tel_health_counts - what stats/hardware/health_status shows
+ * @hbm_ue: uncorrected HBM errors (hbm_ecc_err_count)
+ * @hbm_repairable: repairable HBM errors (repairable_hbm_ecc_err_count)
+ * @sram: SRAM errors (sram_ecc_err_count)
+ * @status: the health check bitmap (unhealthy_components)
+ * @heartbeat: the health check heartbeat (healthcheck_heartbeat)
+ * @events: changes of the health registers seen (hw_error_event)
+ */
+struct neuron_tel_health_counts {
+	u32 hbm_ue;
+	u32 hbm_repairable;
+	u32 sram;
+	u32 status;
+	u32 heartbeat;
+	u32 events;
+};
+
+/* health.c: the health registers the metrics thread caches. */
+int neuron_tel_health_init(struct neuron_tel_dev *td);
+void neuron_tel_health_fini(struct neuron_tel_dev *td);
+bool neuron_tel_health_enabled(struct neuron_tel_dev *td);
+void neuron_tel_health_set_file(struct neuron_tel_dev *td, struct kernfs_node *kn);
+void neuron_tel_health_sample(struct neuron_tel_dev *td);
+void neuron_tel_health_get(struct neuron_tel_dev *td, struct neuron_tel_health_counts *out);
+int neuron_tel_health_components(u32 status, char *buf);
 
 /* metrics.c: the posting thread of a device, and METRICS_CTRL. */
 int neuron_tel_metrics_init(struct neuron_tel_dev *td);
@@ -90,6 +148,7 @@ void neuron_tel_metrics_stop(struct neuron_tel_dev *td);
 void neuron_tel_metrics_fini(struct neuron_tel_dev *td);
 int neuron_tel_metrics_set_mode(struct neuron_tel_dev *td, u32 mode);
 void neuron_tel_metrics_show(struct seq_file *s, struct neuron_tel_dev *td);
+bool neuron_tel_metrics_enabled(void);
 
 /* Bytes of one posted blob: the firmware's data area. */
 #define NEURON_TEL_BLOB_SIZE	128

@@ -138,6 +138,9 @@ struct neuron_dhal_mem {
  *	each HBM ECC word holds both counts: uncorrected errors in bits
  *	15:12, repairable ones in bits 11:0 (the repair state no longer
  *	matters); 0 when the firmware never encodes them so
+ * @health_status: the firmware's health registers (the ECC and repair
+ *	words of MiscRAM, in the @hbm_ecc_split_api encoding) are shown in
+ *	sysfs stats/hardware/health_status
  */
 struct neuron_dhal_fw {
 	u32 reset_poll_ms;
@@ -151,6 +154,7 @@ struct neuron_dhal_fw {
 	bool perf_profiles;
 	bool hbm_repair;
 	u32 hbm_ecc_split_api;
+	bool health_status;
 };
 
 /* Access a register window gives user space (&neuron_dhal_reg_window.access). */
@@ -325,11 +329,15 @@ enum neuron_platform {
  * @product: the DMI product name, or its beginning when @prefix
  * @prefix: @product matches every name that starts with it
  * @platform: the platform such a host is
+ * @node_cnt: with NEURON_PLATFORM_PDS, the nodes of the pod every such host
+ *	is in (a trn3e host: 1, the reference's platform type MAX); 0 for the
+ *	module parameter userver_pds_node_cnt
  */
 struct neuron_dhal_platform {
 	const char *product;
 	bool prefix;
 	enum neuron_platform platform;
+	u32 node_cnt;
 };
 
 /**

@@ -80,6 +80,8 @@ static const struct neuron_dhal_fw neuron_dhal_v3_fw = {
 	.hbm_repair = true,
 	/* Firmware API 6 re-encodes the HBM ECC words. */
 	.hbm_ecc_split_api = 6,
+	/* stats/hardware/health_status (2.28). */
+	.health_status = true,
 };
 
 /*

@@ -64,9 +64,15 @@ static ssize_t state_show(struct device *dev, struct device_attribute *attr, cha
 }
 static DEVICE_ATTR_RO(state);
 
+/*
+ * Deliberately without a newline: the reference prints the count so, and
+ * keeps it so for the parsers of older plugins (its text is the ABI).
+ */
 static ssize_t core_count_show(struct device *dev, struct device_attribute *attr, char *buf)
 {
-	return sysfs_emit(buf, "%u\n", to_nd(dev)->dhal.dhal->layout->nc_count);
+	int len = sysfs_emit(buf, "%u", to_nd(dev)->dhal.dhal->layout->nc_count);
+
+	return len;
 }
 static DEVICE_ATTR_RO(core_count);
 

@@ -137,6 +137,9 @@ EXPORT_SYMBOL_NS_GPL(neuron_pod_node_devices, NEURON_NS);
  * @ndev: devices of the node
  * @refs: bound devices of the node; under neuron_pods_lock
  * @platform: what the node is, fixed at creation
+ * @pds_nodes: the node count the DHAL gives hosts of its kind (a PDS
+ *	platform entry's &neuron_dhal_platform.node_cnt), fixed at creation;
+ *	0 for userver_pds_node_cnt
  * @thread: the election thread (UltraServer only), or NULL
  * @wq: the thread waits on it for work; its polls wait on it for a kill
  * @lock: protects the fields below
@@ -159,6 +162,7 @@ struct neuron_pod {
 	unsigned int ndev;
 	unsigned int refs;
 	enum neuron_platform platform;
+	u32 pds_nodes;
 	struct task_struct *thread;
 	wait_queue_head_t wq;
 	/* Protects state, present, kill, mode, the lr masks, the result and deadline. */
@@ -309,6 +313,24 @@ void neuron_pod_modal(const struct neuron_pod_view *v, u32 mode, int *node_id,
 }
 EXPORT_SYMBOL_IF_KUNIT(neuron_pod_modal);
 
+/* The first entry of @dp that DMI product name @product matches, or NULL. */
+static const struct neuron_dhal_platform *
+neuron_pod_platform_entry(const struct neuron_dhal_pod *dp, const char *product)
+{
+	unsigned int i;
+
+	if (!dp || !product)
+		return NULL;
+	for (i = 0; i < dp->n_platforms; i++) {
+		const struct neuron_dhal_platform *p = &dp->platforms[i];
+
+		if (p->prefix ? !strncmp(product, p->product, strlen(p->product)) :
+		    !strcmp(product, p->product))
+			return p;
+	}
+	return NULL;
+}
+
 /**
  * neuron_pod_platform_lookup() - the platform a DMI product name means
  * @dp: the generation's pod facts
@@ -319,28 +341,42 @@ EXPORT_SYMBOL_IF_KUNIT(neuron_pod_modal);
 enum neuron_platform neuron_pod_platform_lookup(const struct neuron_dhal_pod *dp,
 						const char *product)
 {
-	unsigned int i;
+	const struct neuron_dhal_platform *p = neuron_pod_platform_entry(dp, product);
 
-	if (!dp || !product)
-		return NEURON_PLATFORM_STD;
-	for (i = 0; i < dp->n_platforms; i++) {
-		const struct neuron_dhal_platform *p = &dp->platforms[i];
-
-		if (p->prefix ? !strncmp(product, p->product, strlen(p->product)) :
-		    !strcmp(product, p->product))
-			return p->platform;
-	}
-	return NEURON_PLATFORM_STD;
+	return p ? p->platform : NEURON_PLATFORM_STD;
 }
 EXPORT_SYMBOL_IF_KUNIT(neuron_pod_platform_lookup);
 
-static enum neuron_platform neuron_pod_platform(const struct neuron_dhal_pod *dp)
+/**
+ * neuron_pod_platform_nodes() - the pod size a DMI product name implies
+ * @dp: the generation's pod facts
+ * @product: the DMI product name, or NULL
+ *
+ * Return: the node count of the first entry of @dp that matches (a PDS
+ * platform whose hosts' pods have a fixed size: trn3e), else 0 (the
+ * module parameter userver_pds_node_cnt decides).
+ */
+u32 neuron_pod_platform_nodes(const struct neuron_dhal_pod *dp, const char *product)
 {
+	const struct neuron_dhal_platform *p = neuron_pod_platform_entry(dp, product);
+
+	return p ? p->node_cnt : 0;
+}
+EXPORT_SYMBOL_IF_KUNIT(neuron_pod_platform_nodes);
+
+/* The platform of a new node, and into @nodes the pod size its kind implies (or 0). */
+static enum neuron_platform neuron_pod_platform(const struct neuron_dhal_pod *dp, u32 *nodes)
+{
+	const char *product;
+
+	*nodes = 0;
 	if (READ_ONCE(force_userver) && dp->electable)
 		return NEURON_PLATFORM_ULTRASERVER;
 	if (READ_ONCE(force_pds) && dp->electable)
 		return NEURON_PLATFORM_PDS;
-	return neuron_pod_platform_lookup(dp, dmi_get_system_info(DMI_PRODUCT_NAME));
+	product = dmi_get_system_info(DMI_PRODUCT_NAME);
+	*nodes = neuron_pod_platform_nodes(dp, product);
+	return neuron_pod_platform_lookup(dp, product);
 }
 
 static unsigned long neuron_pod_secs(int s)
@@ -875,7 +911,7 @@ static struct neuron_pod *neuron_pod_get(struct neuron_device *nd, const struct 
 	pod->node = node;
 	pod->ndev = ndev;
 	pod->refs = 1;
-	pod->platform = neuron_pod_platform(dp);
+	pod->platform = neuron_pod_platform(dp, &pod->pds_nodes);
 	init_waitqueue_head(&pod->wq);
 	mutex_init(&pod->lock);
 	pod->state = NEURON_PE_INIT;
@@ -911,7 +947,8 @@ static void neuron_pod_primary_ready(struct neuron_device *nd, struct neuron_pod
 		return;
 	if (pod->platform == NEURON_PLATFORM_PDS) {
 		v = neuron_misc_read(nd, POD_MISC_SERVER_INFO);
-		pod->node_cnt = clamp(READ_ONCE(userver_pds_node_cnt), 0, 255);
+		pod->node_cnt = pod->pds_nodes ?:
+				clamp(READ_ONCE(userver_pds_node_cnt), 0, 255);
 		pod->node_id = v != POD_NOT_READY && (v & POD_SERVER_VALID) ?
 			       (int)(v & POD_SERVER_ID) : -1;
 		pod->serial = (u64)READ_ONCE(userver_pds_server_id);
@@ -1408,11 +1445,66 @@ static ssize_t ultraserver_mode_show(NEURON_CLASS_CONST struct class *class,
 	return len;
 }
 
+/*
+ * The PDS files: a switched pod is seen in the mode its node count means
+ * (four nodes X4, two the two-node mode above, any other count X1, where
+ * a node has no id); elsewhere node_id and node_cnt are -1 and
+ * reservation_id 0.
+ */
+static u32 neuron_pod_cnt_mode(const struct neuron_pod_view *v)
+{
+	if (v->node_cnt == 4)
+		return NEURON_ULTRASERVER_MODE_X4;
+	if (v->node_cnt == 2)
+		return neuron_pod_mode_2(v);
+	return NEURON_ULTRASERVER_MODE_X1;
+}
+
+static ssize_t neuron_pod_pds_show(char *buf, bool serial)
+{
+	struct neuron_pod_view v;
+	int id = -1;
+	u32 cnt;
+	u64 s = 0;
+
+	neuron_pod_class_view(&v);
+	if (neuron_pod_busy(&v))
+		return serial ? sysfs_emit(buf, "%016llx\n", 0ULL) : sysfs_emit(buf, "busy\n");
+	if (v.platform == NEURON_PLATFORM_PDS)
+		neuron_pod_modal(&v, neuron_pod_cnt_mode(&v), &id, &cnt, &s);
+	return serial ? sysfs_emit(buf, "%016llx\n", s) : sysfs_emit(buf, "%d\n", id);
+}
+
+static ssize_t node_id_show(NEURON_CLASS_CONST struct class *class,
+			    NEURON_CLASS_CONST struct class_attribute *attr, char *buf)
+{
+	return neuron_pod_pds_show(buf, false);
+}
+
+static ssize_t reservation_id_show(NEURON_CLASS_CONST struct class *class,
+				   NEURON_CLASS_CONST struct class_attribute *attr, char *buf)
+{
+	return neuron_pod_pds_show(buf, true);
+}
+
+/* The node count of a switched pod, shown while it is being set up too. */
+static ssize_t node_cnt_show(NEURON_CLASS_CONST struct class *class,
+			     NEURON_CLASS_CONST struct class_attribute *attr, char *buf)
+{
+	struct neuron_pod_view v;
+
+	neuron_pod_class_view(&v);
+	return sysfs_emit(buf, "%d\n", v.platform == NEURON_PLATFORM_PDS ? (int)v.node_cnt : -1);
+}
+
 static CLASS_ATTR_RO(node_id_2);
 static CLASS_ATTR_RO(node_id_4);
 static CLASS_ATTR_RO(server_id_2);
 static CLASS_ATTR_RO(server_id_4);
 static CLASS_ATTR_RO(ultraserver_mode);
+static CLASS_ATTR_RO(node_id);
+static CLASS_ATTR_RO(node_cnt);
+static CLASS_ATTR_RO(reservation_id);
 
 /* The pod's files in /sys/class/neuron_device, in the order they are made. */
 static const struct class_attribute *const neuron_pod_class_attrs[] = {
@@ -1421,6 +1513,9 @@ static const struct class_attribute *const neuron_pod_class_attrs[] = {
 	&class_attr_server_id_2,
 	&class_attr_server_id_4,
 	&class_attr_ultraserver_mode,
+	&class_attr_node_id,
+	&class_attr_node_cnt,
+	&class_attr_reservation_id,
 };
 
 /**

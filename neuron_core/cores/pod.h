@@ -62,6 +62,7 @@ void neuron_pod_modal(const struct neuron_pod_view *v, u32 mode, int *node_id,
 		      u32 *node_cnt, u64 *serial);
 enum neuron_platform neuron_pod_platform_lookup(const struct neuron_dhal_pod *dp,
 						const char *product);
+u32 neuron_pod_platform_nodes(const struct neuron_dhal_pod *dp, const char *product);
 int neuron_pod_nbr_addr(const struct neuron_dhal_pod *dp, unsigned int link, unsigned int k,
 			u32 reg, u32 *eng, u64 *addr);
 

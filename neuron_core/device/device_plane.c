@@ -65,7 +65,7 @@ static void neuron_device_plane_publish(struct neuron_device *nd, void *priv)
 	int ret = neuron_sysfs_add(nd);
 
 	if (ret)
-		dev_warn(&nd->dev, "no info/ directory: %d\n", ret);
+		dev_warn(&nd->dev, "no firmware attributes and info/ directory: %d\n", ret);
 }
 
 /* Detached (removal): the info/ directories go before the node. */

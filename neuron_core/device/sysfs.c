@@ -1,9 +1,11 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * The device's info/ and info/architecture/ directories in
+ * The device's firmware attributes (fw_api_version, fw_build) and its
+ * info/ and info/architecture/ directories in
  * /sys/devices/virtual/neuron_device/neuronN/ (documented in
  * Documentation/ABI/testing/sysfs-class-neuron_device), made when the
- * device is published and removed before its node goes.
+ * device is published, before it is announced, and removed before its
+ * node goes.
  */
 
 #include <linux/device.h>
@@ -19,6 +21,47 @@ static struct neuron_device *to_nd(struct device *dev)
 {
 	return container_of(dev, struct neuron_device, dev);
 }
+
+/* MiscRAM words of the firmware's identity, and what a word not filled in holds. */
+#define SYSFS_MISC_FW_API	0x000
+#define SYSFS_MISC_FW_BUILD	0x074
+#define SYSFS_MISC_NOT_READY	0xdeadbeef
+
+/*
+ * A firmware word, read when the file is read: "busy" while the firmware
+ * has not filled it in (during a reset), as in the reference.  The file
+ * goes before the BARs do.
+ */
+static ssize_t neuron_fw_word_show(struct device *dev, char *buf, u32 reg)
+{
+	u32 v = neuron_misc_read(to_nd(dev), reg);
+
+	if (v == SYSFS_MISC_NOT_READY)
+		return sysfs_emit(buf, "busy\n");
+	return sysfs_emit(buf, "%u\n", v);
+}
+
+static ssize_t fw_api_version_show(struct device *dev, struct device_attribute *attr, char *buf)
+{
+	return neuron_fw_word_show(dev, buf, SYSFS_MISC_FW_API);
+}
+static DEVICE_ATTR_RO(fw_api_version);
+
+static ssize_t fw_build_show(struct device *dev, struct device_attribute *attr, char *buf)
+{
+	return neuron_fw_word_show(dev, buf, SYSFS_MISC_FW_BUILD);
+}
+static DEVICE_ATTR_RO(fw_build);
+
+static struct attribute *neuron_fw_attrs[] = {
+	&dev_attr_fw_api_version.attr,
+	&dev_attr_fw_build.attr,
+	NULL
+};
+
+static const struct attribute_group neuron_fw_group = {
+	.attrs = neuron_fw_attrs,
+};
 
 static struct neuron_device *info_nd(struct kobject *kobj)
 {
@@ -119,18 +162,24 @@ static const struct attribute_group arch_group = {
 };
 
 /**
- * neuron_sysfs_add() - make a published device's info/ directories
+ * neuron_sysfs_add() - make a published device's firmware attributes and
+ *	info/ directories
  * @nd: the device
  *
- * Return: 0 or -ENOMEM, with nothing left behind.
+ * Return: 0 or a negative errno, with nothing left behind.
  */
 int neuron_sysfs_add(struct neuron_device *nd)
 {
 	int ret;
 
+	ret = sysfs_create_group(&nd->dev.kobj, &neuron_fw_group);
+	if (ret)
+		return ret;
 	nd->info_kobj = kobject_create_and_add("info", &nd->dev.kobj);
-	if (!nd->info_kobj)
-		return -ENOMEM;
+	if (!nd->info_kobj) {
+		ret = -ENOMEM;
+		goto err_fw;
+	}
 	ret = sysfs_create_group(nd->info_kobj, &info_group);
 	if (ret)
 		goto err_info;
@@ -152,6 +201,8 @@ err_info_group:
 err_info:
 	kobject_put(nd->info_kobj);
 	nd->info_kobj = NULL;
+err_fw:
+	sysfs_remove_group(&nd->dev.kobj, &neuron_fw_group);
 	return ret;
 }
 
@@ -170,5 +221,6 @@ void neuron_sysfs_remove(struct neuron_device *nd)
 		sysfs_remove_group(nd->info_kobj, &info_group);
 		kobject_put(nd->info_kobj);
 		nd->info_kobj = NULL;
+		sysfs_remove_group(&nd->dev.kobj, &neuron_fw_group);
 	}
 }

@@ -157,6 +157,31 @@ static void pod_platform_names(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, NEURON_PLATFORM_STD, neuron_pod_platform_lookup(NULL, "x"));
 }
 
+/* trn3e: a switched pod of one node, whatever userver_pds_node_cnt says. */
+static void pod_platform_trn3e(struct kunit *test)
+{
+	static const struct neuron_dhal_platform names[] = {
+		{ "trn3e.24xlarge", false, NEURON_PLATFORM_PDS, 1 },
+		{ "trn3e-dev0", true, NEURON_PLATFORM_PDS, 1 },
+		{ "trn3-dev0", true, NEURON_PLATFORM_PDS },
+	};
+	static const struct neuron_dhal_pod dp = {
+		.platforms = names, .n_platforms = ARRAY_SIZE(names),
+	};
+
+	KUNIT_EXPECT_EQ(test, NEURON_PLATFORM_PDS,
+			neuron_pod_platform_lookup(&dp, "trn3e.24xlarge"));
+	KUNIT_EXPECT_EQ(test, 1U, neuron_pod_platform_nodes(&dp, "trn3e.24xlarge"));
+	KUNIT_EXPECT_EQ(test, 1U, neuron_pod_platform_nodes(&dp, "trn3e-dev0.x"));
+	KUNIT_EXPECT_EQ(test, NEURON_PLATFORM_PDS, neuron_pod_platform_lookup(&dp, "trn3-dev0"));
+	KUNIT_EXPECT_EQ(test, 0U, neuron_pod_platform_nodes(&dp, "trn3-dev0"));
+	KUNIT_EXPECT_EQ(test, 0U, neuron_pod_platform_nodes(&dp, "trn3e.48xlarge"));
+	KUNIT_EXPECT_EQ(test, NEURON_PLATFORM_STD,
+			neuron_pod_platform_lookup(&dp, "trn3e.48xlarge"));
+	KUNIT_EXPECT_EQ(test, 0U, neuron_pod_platform_nodes(NULL, "trn3e.24xlarge"));
+	KUNIT_EXPECT_EQ(test, 0U, neuron_pod_platform_nodes(&dp, NULL));
+}
+
 /*
  * The neighbour reads of v3 and v4, from the DHALs' data: the engine of
  * each link and its B0 window (0x10, 0x14, 0x18, 0x1c << 48 for engines
@@ -226,6 +251,7 @@ static struct kunit_case pod_cases[] = {
 	KUNIT_CASE(pod_modes),
 	KUNIT_CASE(pod_modal_views),
 	KUNIT_CASE(pod_platform_names),
+	KUNIT_CASE(pod_platform_trn3e),
 	KUNIT_CASE(pod_nbr_windows),
 	KUNIT_CASE(pod_nbr_no_window),
 	{}

@@ -278,6 +278,13 @@ TEST_F_TIMEOUT(pod, std_platform, 60)
 	EXPECT_STREQ("0000000000000000", buf);
 	class_attr("ultraserver_mode", buf, sizeof(buf));
 	EXPECT_STREQ("", buf);
+	/* The PDS files (2.27): nothing on a standard host. */
+	class_attr("node_id", buf, sizeof(buf));
+	EXPECT_STREQ("-1", buf);
+	class_attr("node_cnt", buf, sizeof(buf));
+	EXPECT_STREQ("-1", buf);
+	class_attr("reservation_id", buf, sizeof(buf));
+	EXPECT_STREQ("0000000000000000", buf);
 }
 
 /* POD_CTRL in INIT (a node not all present), IN_PROGRESS and FAILURE. */
@@ -301,6 +308,13 @@ TEST_F_TIMEOUT(pod, ctrl_states, 120)
 	EXPECT_STREQ("busy", buf);
 	class_attr("server_id_4", buf, sizeof(buf));
 	EXPECT_STREQ("0000000000000000", buf);
+	/* The PDS files: busy as their neighbours; no count off a switched pod. */
+	class_attr("node_id", buf, sizeof(buf));
+	EXPECT_STREQ("busy", buf);
+	class_attr("reservation_id", buf, sizeof(buf));
+	EXPECT_STREQ("0000000000000000", buf);
+	class_attr("node_cnt", buf, sizeof(buf));
+	EXPECT_STREQ("-1", buf);
 	EXPECT_EQ(-EBUSY, pod_ctrl(0, NEURON_NPE_POD_CTRL_SET_MODE,
 				   NEURON_ULTRASERVER_MODE_X1, 0, NULL));
 	EXPECT_EQ(-EBUSY, pod_ctrl(0, NEURON_NPE_POD_CTRL_REQ_SINGLE_NODE, 0, 0, NULL));
@@ -556,11 +570,11 @@ TEST_F_TIMEOUT(pod, marks, 120)
 }
 
 /* force_pds: a spoofed switched pod of userver_pds_node_cnt nodes, no election. */
-TEST_F_TIMEOUT(pod, pds, 120)
+TEST_F_TIMEOUT(pod, pds, 180)
 {
 	struct neuron_ioctl_pod_status_v2 st;
 	struct neuron_ioctl_pod_info info;
-	char s[32], path[128];
+	char s[32], path[128], buf[64];
 	int fd, id;
 	__u32 state;
 
@@ -603,6 +617,29 @@ TEST_F_TIMEOUT(pod, pds, 120)
 	ASSERT_EQ(0, pod_status(1, &st));
 	EXPECT_EQ(5, st.v1.node_id);
 	EXPECT_EQ(NEURON_POD_TYPE_SWITCH, st.v1.pod_type);
+	/* Three nodes mean no mode with ids: the class files show no id. */
+	class_attr("node_cnt", buf, sizeof(buf));
+	EXPECT_STREQ("3", buf);
+	class_attr("node_id", buf, sizeof(buf));
+	EXPECT_STREQ("-1", buf);
+	class_attr("reservation_id", buf, sizeof(buf));
+	EXPECT_STREQ("0000000000000000", buf);
+
+	/* Four nodes, this one node 2: its id and the pod's reservation id. */
+	ASSERT_EQ(0, nt_write(path, "0x70 0x8002"));
+	ASSERT_EQ(0, nt_write("/sys/module/neuron_core/parameters/userver_pds_node_cnt", "4"));
+	ASSERT_EQ(0, nt_sh("modprobe -r neuron_dhal_v3"));
+	ASSERT_EQ(0, nt_sh("modprobe neuron_dhal_v3"));
+	for (id = 0; id < 2; id++)
+		ASSERT_STREQ("ready", nt_sim_settle(id, s, sizeof(s), SETTLE_MS));
+	ASSERT_EQ(0, pod_status(1, &st));
+	EXPECT_EQ(2, st.v1.node_id);
+	class_attr("node_cnt", buf, sizeof(buf));
+	EXPECT_STREQ("4", buf);
+	class_attr("node_id", buf, sizeof(buf));
+	EXPECT_STREQ("2", buf);
+	class_attr("reservation_id", buf, sizeof(buf));
+	EXPECT_STREQ("0000000000001234", buf);
 }
 
 /*

@@ -114,22 +114,26 @@ FIXTURE_VARIANT(tel) {
 	unsigned int split;	/* API version from which HBM words hold both counts; 0 never */
 	const char *nc_arch;
 	struct pe_regs pe;	/* the last core's PE counters */
+	int health;		/* stats/hardware/health_status (health_test.c) */
 };
 
 FIXTURE_VARIANT_ADD(tel, v2) {
 	.gen = "v2", .ncs = 2, .hbms = 2, .repair = 0, .split = 0, .nc_arch = "NCv2",
+	.health = 0,
 	.pe = { .mm = 0x30cb1200, .wl = 0, .fast = 0x30cb1108, .idle = 0x30cb1210,
 		.row = 5 * 0x40, .col = 0x40 },
 };
 
 FIXTURE_VARIANT_ADD(tel, v3) {
 	.gen = "v3", .ncs = 8, .hbms = 4, .repair = 1, .split = 6, .nc_arch = "NCv3",
+	.health = 1,
 	.pe = { .mm = 0x466c11c0, .wl = 0x466c1288, .fast = 0x466c1108, .idle = 0x466c11d0,
 		.row = 9 * 0x30, .col = 0x30 },
 };
 
 FIXTURE_VARIANT_ADD(tel, v4) {
 	.gen = "v4", .ncs = 8, .hbms = 4, .repair = 1, .split = 6, .nc_arch = "NCv4",
+	.health = 1,
 	.pe = { .mm = 0x466c11c0, .wl = 0x466c1288, .fast = 0x466c1108, .idle = 0x466c11d0,
 		.row = 9 * 0x30, .col = 0x30 },
 };
@@ -419,7 +423,7 @@ static int percent_at(const char **p, char sep)
  * under TCG and KASAN).
  */
 static void tree(struct __test_metadata *_metadata, const char *dev, unsigned int ncs,
-		 const char *nc_arch, int full)
+		 const char *nc_arch, int health, int full)
 {
 	char path[320], dir[256], buf[256];
 	unsigned int i, nc;
@@ -445,18 +449,24 @@ static void tree(struct __test_metadata *_metadata, const char *dev, unsigned in
 		expect_counter_dir(_metadata, dir, 1);
 	}
 	snprintf(dir, sizeof(dir), "%s/stats/hardware", dev);
-	EXPECT_EQ(3, entries(dir));
-	for (i = 0; i < 3; i++) {
+	/* With health_status/ where the generation has it (health_test.c checks it). */
+	EXPECT_EQ(5 + health, entries(dir));
+	EXPECT_EQ(health, nt_exists("%s/health_status/hw_error_event", dir));
+	for (i = 0; i < 5; i++) {
 		static const char * const names[] = {
 			"sram_ecc_uncorrected", "mem_ecc_uncorrected",
-			"mem_ecc_repairable_uncorrected",
+			"mem_ecc_repairable_uncorrected", "sram_ecc_corrected",
+			"mem_ecc_corrected",
 		};
 
 		snprintf(path, sizeof(path), "%s/%s", dir, names[i]);
 		expect_counter_file(_metadata, path);
 	}
 	snprintf(dir, sizeof(dir), "%s/stats/power", dev);
-	EXPECT_EQ(1, entries(dir));
+	/* utilization and utilization_raw (health_test.c checks the latter). */
+	EXPECT_EQ(2, entries(dir));
+	snprintf(path, sizeof(path), "%s/utilization_raw", dir);
+	expect_mode(_metadata, path, S_IFREG | 0644);
 	snprintf(path, sizeof(path), "%s/utilization", dir);
 	expect_mode(_metadata, path, S_IFREG | 0644);
 	n = slurp(path, buf, sizeof(buf));
@@ -1090,7 +1100,7 @@ TEST_F_TIMEOUT(tel, monitor, 120)
 {
 	int full = !strcmp(variant->gen, ONE_GEN) || nt_env_num("NEURON_STRESS", 0);
 
-	tree(_metadata, self->dev, variant->ncs, variant->nc_arch, full);
+	tree(_metadata, self->dev, variant->ncs, variant->nc_arch, variant->health, full);
 	ecc_follows_firmware(_metadata, self->dev, variant->hbms, variant->repair);
 	ecc_split_encoding(_metadata, self->dev, variant->hbms, variant->repair, variant->split);
 	pe_counters(_metadata, self->dev, variant->ncs, &variant->pe);

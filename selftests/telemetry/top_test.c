@@ -6,7 +6,9 @@
  * valid JSON that lists every device with its sysfs identity, one entry per
  * NeuronCore whose memory figures are the sysfs counters, and this process
  * with the memory DEVICE_GET_ALL_APPS_INFO reports, and neuron-top itself
- * must not be attached; `--once` prints the same in text; bad options fail.
+ * must not be attached; `--once` prints the same in text; the health of the
+ * v3 and v4 devices (health_status/, the simulator's health switch making
+ * two components of the v3 device unhealthy) is in both; bad options fail.
  *
  * neuron-top is built beside this program (selftests/Makefile); without it
  * (a copy of the selftests in a kernel tree) the tests skip.
@@ -179,6 +181,68 @@ FIXTURE_TEARDOWN(top)
 	EXPECT_EQ(0, nt_driver_down());
 }
 
+/*
+ * The v3 device's (simulated device 1) firmware reports HBM (bit 0) and
+ * link_efa (bit 6) unhealthy; 0 once its health_status shows it.
+ */
+static int set_unhealthy(int index)
+{
+	char path[160], buf[64];
+	long t0 = nt_now_ms();
+
+	snprintf(path, sizeof(path), "/sys/kernel/debug/neuron_sim/neuron_sim%d/health", 1);
+	if (nt_write(path, "unhealthy 0x41"))
+		return -1;
+	snprintf(path, sizeof(path),
+		 CLASS_DIR "/neuron%d/stats/hardware/health_status/unhealthy_components", index);
+	while (nt_now_ms() - t0 < 5000) {
+		if (!nt_read(buf, sizeof(buf), "%s", path) && !strcmp(buf, "hbm,link_efa"))
+			return 0;
+		usleep(10000);
+	}
+	return -1;
+}
+
+static long long health_num(int index, const char *name)
+{
+	char rel[96];
+
+	snprintf(rel, sizeof(rel), "stats/hardware/health_status/%s", name);
+	return sysfs_num(index, rel);
+}
+
+/*
+ * The "health" of device @i (of gens[]), index @idx, in the JSON: null on
+ * v2; else the sysfs numbers, and the components unhealthy() set on v3.
+ */
+static void health_check(struct __test_metadata *_metadata, const struct nj *d, int i, int idx)
+{
+	const struct nj *h = nj_get(d, "health"), *u;
+
+	ASSERT_NE(NULL, h) TH_LOG("neuron%d", idx);
+	if (i == 0) {
+		EXPECT_EQ(NJ_NULL, h->type) TH_LOG("neuron%d", idx);
+		return;
+	}
+	ASSERT_EQ(NJ_OBJ, h->type) TH_LOG("neuron%d", idx);
+	EXPECT_EQ(health_num(idx, "sram_ecc_err_count"),
+		  (long long)nj_num(nj_get(h, "sram_ecc_err_count"), -2));
+	EXPECT_EQ(health_num(idx, "hbm_ecc_err_count"),
+		  (long long)nj_num(nj_get(h, "hbm_ecc_err_count"), -2));
+	EXPECT_LE(0, (long long)nj_num(nj_get(h, "hw_error_event"), -2));
+	EXPECT_LE(0, (long long)nj_num(nj_get(h, "healthcheck_heartbeat"), -2));
+	u = nj_get(h, "unhealthy_components");
+	ASSERT_NE(NULL, u);
+	ASSERT_EQ(NJ_ARR, u->type);
+	if (i != 1) {
+		EXPECT_EQ(0, u->n);
+		return;
+	}
+	ASSERT_EQ(2, u->n);
+	EXPECT_STREQ("hbm", nj_str(nj_at(u, 0)));
+	EXPECT_STREQ("link_efa", nj_str(nj_at(u, 1)));
+}
+
 /* The JSON snapshot against sysfs and DEVICE_GET_ALL_APPS_INFO. */
 /* neuron-top reads some 2000 sysfs files: seconds under TCG and KASAN. */
 TEST_F_TIMEOUT(top, json, 120)
@@ -194,6 +258,7 @@ TEST_F_TIMEOUT(top, json, 120)
 	ASSERT_LE(DEV_BYTES, me.device_mem_size);
 	ASSERT_LE(HOST_BYTES, me.host_mem_size);
 
+	ASSERT_EQ(0, set_unhealthy(self->index[1]));
 	ASSERT_EQ(0, run_tool(self->tool, "--json", NULL, self->out));
 	ASSERT_TRUE(nj_parse(self->out, &doc)) TH_LOG("not JSON: %.400s", self->out);
 	devs = nj_get(&doc, "devices");
@@ -215,6 +280,9 @@ TEST_F_TIMEOUT(top, json, 120)
 		EXPECT_STREQ("ready", nj_str(nj_get(d, "state")));
 		ncores = sysfs_num(idx, "core_count");
 		EXPECT_EQ(ncores, (int)nj_num(nj_get(d, "core_count"), -1));
+
+		/* health_status/ where the generation has it (v3 and v4), else null. */
+		health_check(_metadata, d, i, idx);
 
 		/* One entry per NeuronCore, with the sysfs figures. */
 		cores = nj_get(d, "cores");
@@ -282,6 +350,12 @@ TEST_F_TIMEOUT(top, text, 120)
 	}
 	snprintf(want, sizeof(want), "pid %-7d", getpid());
 	EXPECT_NE(NULL, strstr(self->out, want)) TH_LOG("no '%s' in %.600s", want, self->out);
+	/* Health on the v3 and v4 devices, not on the v2 one. */
+	EXPECT_EQ(2, count_of(self->out, "  health ")) TH_LOG("%.600s", self->out);
+	ASSERT_EQ(0, set_unhealthy(self->index[1]));
+	ASSERT_EQ(0, run_tool(self->tool, "--once", NULL, self->out));
+	EXPECT_NE(NULL, strstr(self->out, "  health hbm,link_efa ")) TH_LOG("%.600s", self->out);
+	EXPECT_NE(NULL, strstr(self->out, "  health ok ")) TH_LOG("%.600s", self->out);
 }
 
 /* Bad options: status 2 and nothing on standard output. */

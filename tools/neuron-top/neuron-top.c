@@ -76,6 +76,10 @@ struct nt_dev {
 	int core_count;
 	char power[96];
 	int64_t ecc[3];
+	/* stats/hardware/health_status (Trn2, Trn3): present, its numbers, the components. */
+	bool health;
+	int64_t health_num[5];
+	char unhealthy[256];
 	struct nt_group host_cats;
 	int ncores;
 	struct nt_core core[NT_MAX_CORES];
@@ -101,6 +105,12 @@ static const struct nt_word {
 
 static const char *const nt_ecc_files[3] = {
 	"sram_ecc_uncorrected", "mem_ecc_uncorrected", "mem_ecc_repairable_uncorrected",
+};
+
+/* The numbers of health_status/, in the order of &nt_dev.health_num. */
+static const char *const nt_health_files[5] = {
+	"hbm_ecc_err_count", "repairable_hbm_ecc_err_count", "sram_ecc_err_count",
+	"hw_error_event", "healthcheck_heartbeat",
 };
 
 /* The first line of @path without its newline into @buf; false if unreadable. */
@@ -275,6 +285,18 @@ static void nt_dev_read(struct nt_dev *d, const char *name)
 		snprintf(path, sizeof(path), "%s/stats/hardware/%s", base, nt_ecc_files[i]);
 		d->ecc[i] = nt_read_num(path);
 	}
+	snprintf(path, sizeof(path), "%s/stats/hardware/health_status", base);
+	d->health = !access(path, F_OK);
+	for (i = 0; d->health && i < (int)ARRAY_SIZE(nt_health_files); i++) {
+		snprintf(path, sizeof(path), "%s/stats/hardware/health_status/%s", base,
+			 nt_health_files[i]);
+		d->health_num[i] = nt_read_num(path);
+	}
+	if (d->health) {
+		snprintf(path, sizeof(path), "%s/stats/hardware/health_status/unhealthy_components",
+			 base);
+		nt_read(path, d->unhealthy, sizeof(d->unhealthy));
+	}
 	snprintf(path, sizeof(path), "%s/stats/memory_usage/host_mem", base);
 	nt_group_read(&d->host_cats, path);
 	for (k = 0; k < NT_MAX_CORES; k++) {
@@ -402,6 +424,33 @@ static void nt_json_core(const struct nt_core *c)
 	putchar('}');
 }
 
+/*
+ * health_status/: null where the device has none; else its numbers by
+ * file name and "unhealthy_components", the components as an array.
+ */
+static void nt_json_health(const struct nt_dev *d)
+{
+	char names[sizeof(d->unhealthy)], *name, *save = NULL;
+	int i, n = 0;
+
+	if (!d->health) {
+		fputs("null", stdout);
+		return;
+	}
+	putchar('{');
+	for (i = 0; i < (int)ARRAY_SIZE(nt_health_files); i++) {
+		printf("%s\"%s\": ", i ? ", " : "", nt_health_files[i]);
+		nt_json_num(d->health_num[i]);
+	}
+	fputs(", \"unhealthy_components\": [", stdout);
+	snprintf(names, sizeof(names), "%s", d->unhealthy);
+	for (name = strtok_r(names, ",", &save); name; name = strtok_r(NULL, ",", &save)) {
+		fputs(n++ ? ", " : "", stdout);
+		nt_json_str(name);
+	}
+	fputs("]}", stdout);
+}
+
 static void nt_json_dev(const struct nt_dev *d)
 {
 	int i, k;
@@ -422,7 +471,9 @@ static void nt_json_dev(const struct nt_dev *d)
 		printf("%s\"%s\": ", i ? ", " : "", nt_ecc_files[i]);
 		nt_json_num(d->ecc[i]);
 	}
-	fputs("}, \"host_memory_by_category\": ", stdout);
+	fputs("}, \"health\": ", stdout);
+	nt_json_health(d);
+	fputs(", \"host_memory_by_category\": ", stdout);
 	nt_json_group(&d->host_cats, true);
 	fputs(", \"cores\": [", stdout);
 	for (k = 0; k < d->ncores; k++) {
@@ -532,6 +583,14 @@ static void nt_text_dev(const struct nt_dev *d, const struct nt_dev *prev, doubl
 	       d->name, d->generation, d->device_name, d->instance_type, d->state, d->core_count,
 	       power, nt_num(d->ecc[0], b1, sizeof(b1)), nt_num(d->ecc[1], b2, sizeof(b2)),
 	       nt_num(d->ecc[2], b3, sizeof(b3)));
+	if (d->health)
+		printf("  health %-28s hbm ue %s repairable %s sram %s events %s heartbeat %s\n",
+		       d->unhealthy[0] ? d->unhealthy : "ok",
+		       nt_num(d->health_num[0], b1, sizeof(b1)),
+		       nt_num(d->health_num[1], b2, sizeof(b2)),
+		       nt_num(d->health_num[2], b3, sizeof(b3)),
+		       nt_num(d->health_num[3], b4, sizeof(b4)),
+		       nt_num(d->health_num[4], b5, sizeof(b5)));
 	if (d->ncores)
 		printf("  %-5s %10s %10s %10s %10s %8s %8s %8s\n", "CORE", "DEV_MEM", "DEV_PEAK",
 		       "HOST_MEM", "EXECS", "EXEC/s", "ERRORS", "LOADS");
