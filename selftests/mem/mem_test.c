@@ -576,6 +576,7 @@ static void alloc_with_pa(struct __test_metadata *_metadata, struct mem_self *se
 	struct neuron_ioctl_mem_alloc_v2_mem_type64_pa a;
 	unsigned char *raw = (unsigned char *)&a, *ro = read_only_page();
 	struct mcount before = counts_now(_metadata, self->index);
+	void *wp;
 	__u64 h, pa;
 	int host, i;
 
@@ -617,7 +618,18 @@ static void alloc_with_pa(struct __test_metadata *_metadata, struct mem_self *se
 	a.mem_handle = (__u64 *)ro;
 	EXPECT_EQ(-EFAULT, xioctl(self->fd, NEURON_IOCTL_MEM_ALLOC_V2MT64_PA, &a));
 	a.mem_handle = &h;
-	EXPECT_EQ(-EFAULT, xioctl(self->fd, NEURON_IOCTL_MEM_ALLOC_V2MT64_PA, ro));
+	/* A request it can read but not write back: allocated, then freed again. */
+	wp = mmap(NULL, pg, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	ASSERT_NE(MAP_FAILED, wp);
+	memcpy(wp, &a, sizeof(a));
+	ASSERT_EQ(0, mprotect(wp, pg, PROT_READ));
+	h = 0;
+	EXPECT_EQ(-EFAULT, xioctl(self->fd, NEURON_IOCTL_MEM_ALLOC_V2MT64_PA, wp));
+	EXPECT_NE(0, h);
+	if (h)
+		EXPECT_EQ(-EINVAL, mem_free(self->fd, h));
+	munmap(wp, pg);
+	EXPECT_EQ(-EFAULT, xioctl(self->fd, NEURON_IOCTL_MEM_ALLOC_V2MT64_PA, unmapped_address()));
 	EXPECT_EQ(-EBADF, xioctl(self->wfd, NEURON_IOCTL_MEM_ALLOC_V2MT64_PA, &a));
 	check_counts(_metadata, self->index, &before, "after MEM_ALLOC_V2MT64_PA");
 }
